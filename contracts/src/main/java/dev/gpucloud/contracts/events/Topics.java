@@ -1,0 +1,44 @@
+package dev.gpucloud.contracts.events;
+
+import java.util.List;
+import java.util.Optional;
+
+/** Every Kafka topic of gpucloud, in one place. docs/events.md describes them for consumers. */
+public final class Topics {
+
+    public static final Topic<HostInventory> GPU_INVENTORY = new Topic<>(
+            "gpu.inventory", "nodeId", 3, Topic.Cleanup.COMPACT, HostInventory.class, "dev.gpucloud.inventory.v1");
+    public static final Topic<TelemetrySample> GPU_TELEMETRY = new Topic<>(
+            "gpu.telemetry", "nodeId", 6, Topic.Cleanup.DELETE, TelemetrySample.class, "dev.gpucloud.telemetry.v1");
+    public static final Topic<NodeEvent> NODE_EVENTS = new Topic<>(
+            "node.events", "nodeId", 3, Topic.Cleanup.DELETE, NodeEvent.class, "dev.gpucloud.node.event.v1");
+    public static final Topic<NodeCommand> NODE_COMMANDS = new Topic<>(
+            "node.commands", "nodeId", 3, Topic.Cleanup.DELETE, NodeCommand.class, "dev.gpucloud.node.command.v1");
+    public static final Topic<AllocationEvent> ALLOCATION_EVENTS = new Topic<>(
+            "allocation.events", "jobId", 6, Topic.Cleanup.DELETE, AllocationEvent.class,
+            "dev.gpucloud.allocation.event.v1");
+    public static final Topic<UsageEvent> USAGE_EVENTS = new Topic<>(
+            "usage.events", "allocationId", 6, Topic.Cleanup.DELETE, UsageEvent.class, "dev.gpucloud.usage.v1");
+    public static final Topic<JobRequest> JOB_REQUESTS = new Topic<>(
+            "job.requests", "tenant", 3, Topic.Cleanup.DELETE, JobRequest.class, "dev.gpucloud.job.request.v1");
+    public static final Topic<JobEvent> JOB_EVENTS = new Topic<>(
+            "job.events", "jobId", 6, Topic.Cleanup.DELETE, JobEvent.class, "dev.gpucloud.job.event.v1");
+
+    /** Dead-letter topics have one partition: they are read by people, not by a fleet of consumers. */
+    public static final int DEAD_LETTER_PARTITIONS = 1;
+
+    private static final List<Topic<?>> ALL = List.of(
+            GPU_INVENTORY, GPU_TELEMETRY, NODE_EVENTS, NODE_COMMANDS,
+            ALLOCATION_EVENTS, USAGE_EVENTS, JOB_REQUESTS, JOB_EVENTS);
+
+    private Topics() {
+    }
+
+    public static List<Topic<?>> all() {
+        return ALL;
+    }
+
+    public static Optional<Topic<?>> byName(String name) {
+        return ALL.stream().filter(t -> t.name().equals(name)).findFirst();
+    }
+}

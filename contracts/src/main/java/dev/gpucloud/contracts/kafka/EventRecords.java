@@ -1,0 +1,53 @@
+package dev.gpucloud.contracts.kafka;
+
+import dev.gpucloud.contracts.events.CloudEvent;
+import dev.gpucloud.contracts.events.Envelope;
+import dev.gpucloud.contracts.events.EventCodec;
+import dev.gpucloud.contracts.events.MalformedEventException;
+import dev.gpucloud.contracts.events.Topic;
+import java.time.Instant;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/** Turns payloads into Kafka records with CloudEvents headers, and records back into envelopes. */
+public final class EventRecords {
+
+    private EventRecords() {
+    }
+
+    /** A record for {@code topic}, keyed by {@code key}, with a fresh unique {@code ce_id}. */
+    public static <T> ProducerRecord<String, byte[]> record(Topic<T> topic, String key, T payload, String source) {
+        return record(topic, key, payload, CloudEvent.create(topic.eventType(), source, Instant.now()));
+    }
+
+    /** A record with given CloudEvents attributes (a retry reuses its event's id). */
+    public static <T> ProducerRecord<String, byte[]> record(Topic<T> topic, String key, T payload, CloudEvent event) {
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic.name(), key, EventCodec.encode(payload));
+        CloudEventHeaders.write(record.headers(), event);
+        return record;
+    }
+
+    /** A tombstone for a compacted topic: the key's value is gone. */
+    public static ProducerRecord<String, byte[]> tombstone(Topic<?> topic, String key, String source) {
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic.name(), key, null);
+        CloudEventHeaders.write(record.headers(), CloudEvent.create(topic.eventType(), source, Instant.now()));
+        return record;
+    }
+
+    /**
+     * Decodes a consumed record. A record without a key, without its CloudEvents headers, or whose
+     * payload is malformed is a {@link MalformedEventException} that says why.
+     */
+    public static <T> Envelope<T> decode(Topic<T> topic, ConsumerRecord<String, byte[]> record) {
+        if (record.key() == null || record.key().isBlank()) {
+            throw new MalformedEventException(topic.name() + ": record has no key (expected " + topic.key() + ")");
+        }
+        CloudEvent event;
+        try {
+            event = CloudEventHeaders.read(record.headers());
+        } catch (MalformedEventException e) {
+            throw new MalformedEventException(topic.name() + ": " + e.getMessage());
+        }
+        return new Envelope<>(record.key(), event, EventCodec.decode(topic, record.value()));
+    }
+}
