@@ -29,12 +29,13 @@ debian_cluster() { [ "$PGPORT" = 5432 ] && command -v pg_ctlcluster >/dev/null 2
 superuser_sql() {
   if [ -f "$EMBEDDED_PID" ]; then
     java -cp "$EMBEDDED_LIB/*" "$ROOT/deploy/local/embedded-postgres/Sql.java" "$PGPORT" "$1"
-  elif command -v runuser >/dev/null 2>&1 && id postgres >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    runuser -u postgres -- psql -v ON_ERROR_STOP=1 -h "$PGHOST" -p "$PGPORT" -qAt -d postgres -c "$1" 2>/dev/null \
-      || runuser -u postgres -- psql -v ON_ERROR_STOP=1 -p "$PGPORT" -qAt -d postgres -c "$1"
+  elif [ "$PGHOST" = localhost ] && command -v runuser >/dev/null 2>&1 && id postgres >/dev/null 2>&1 \
+      && [ "$(id -u)" = 0 ]; then
+    # The local cluster's socket with peer authentication: no password, never a prompt.
+    runuser -u postgres -- psql -w -v ON_ERROR_STOP=1 -p "$PGPORT" -qAt -d postgres -c "$1" </dev/null
   else
-    PGPASSWORD="${PGSUPERPASSWORD:-}" psql -v ON_ERROR_STOP=1 -h "$PGHOST" -p "$PGPORT" -U "${PGSUPERUSER:-postgres}" \
-      -qAt -d postgres -c "$1"
+    PGPASSWORD="${PGSUPERPASSWORD:-}" psql -w -v ON_ERROR_STOP=1 -h "$PGHOST" -p "$PGPORT" \
+      -U "${PGSUPERUSER:-postgres}" -qAt -d postgres -c "$1" </dev/null
   fi
 }
 

@@ -36,10 +36,12 @@ public final class LocalStack {
         List<String> command = new java.util.ArrayList<>(List.of("bash", root.resolve("deploy/local/" + script).toString()));
         command.addAll(List.of(args));
         try {
-            Process process = new ProcessBuilder(command).directory(root.toFile()).inheritIO().start();
-            if (!process.waitFor(10, TimeUnit.MINUTES)) {
+            Process process = new ProcessBuilder(command).directory(root.toFile()).inheritIO()
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+            if (!process.waitFor(5, TimeUnit.MINUTES)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly();
-                throw new IllegalStateException(String.join(" ", command) + " did not finish in 10 minutes");
+                throw new IllegalStateException(String.join(" ", command) + " did not finish in 5 minutes");
             }
             if (process.exitValue() != 0) {
                 throw new IllegalStateException(String.join(" ", command) + " exited with " + process.exitValue());

@@ -23,13 +23,24 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
         String port = LocalStack.env("PGPORT", "5432");
         String user = LocalStack.env("GPUCLOUD_DB_USER", "gpucloud");
         String password = LocalStack.env("GPUCLOUD_DB_PASSWORD", "gpucloud");
-        // The script is idempotent: it starts a server only if none answers, and creates what is missing.
-        LocalStack.run("postgres.sh", "start");
+        if (!canLogIn(host, port, user, password)) {
+            // Idempotent: starts a server only if none answers, and creates the role and databases if missing.
+            LocalStack.run("postgres.sh", "start");
+        }
         return Map.of(
                 "quarkus.datasource.username", user,
                 "quarkus.datasource.password", password,
                 "quarkus.datasource.reactive.url", "postgresql://" + host + ":" + port + "/" + database,
                 "quarkus.datasource.jdbc.url", "jdbc:postgresql://" + host + ":" + port + "/" + database);
+    }
+
+    private boolean canLogIn(String host, String port, String user, String password) {
+        try (var c = java.sql.DriverManager.getConnection(
+                "jdbc:postgresql://" + host + ":" + port + "/" + database + "?connectTimeout=3", user, password)) {
+            return c.isValid(3);
+        } catch (java.sql.SQLException e) {
+            return false;
+        }
     }
 
     @Override

@@ -1,0 +1,293 @@
+package dev.gpucloud.cli;
+
+import dev.gpucloud.contracts.grpc.v1.CancelJobRequest;
+import dev.gpucloud.contracts.grpc.v1.Capacity;
+import dev.gpucloud.contracts.grpc.v1.CapacityPreference;
+import dev.gpucloud.contracts.grpc.v1.CheckpointPolicy;
+import dev.gpucloud.contracts.grpc.v1.ClusterServiceGrpc;
+import dev.gpucloud.contracts.grpc.v1.GetCapacityRequest;
+import dev.gpucloud.contracts.grpc.v1.GetJobRequest;
+import dev.gpucloud.contracts.grpc.v1.Interconnect;
+import dev.gpucloud.contracts.grpc.v1.Job;
+import dev.gpucloud.contracts.grpc.v1.JobEvent;
+import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
+import dev.gpucloud.contracts.grpc.v1.JobSpec;
+import dev.gpucloud.contracts.grpc.v1.JobState;
+import dev.gpucloud.contracts.grpc.v1.ListJobsRequest;
+import dev.gpucloud.contracts.grpc.v1.ListJobsResponse;
+import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
+import dev.gpucloud.contracts.grpc.v1.Node;
+import dev.gpucloud.contracts.grpc.v1.PriorityClass;
+import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
+import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
+import dev.gpucloud.contracts.grpc.v1.WatchJobRequest;
+import dev.gpucloud.contracts.grpc.v1.WorkerPlacement;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.StatusRuntimeException;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** The gpucloud command line: talks to the scheduler's gRPC API. */
+@Command(name = "gpucloud", mixinStandardHelpOptions = true, version = "gpucloud 0.1",
+        description = "Submit, follow and cancel GPU jobs; look at the fleet.",
+        subcommands = {GpucloudCli.Submit.class, GpucloudCli.Jobs.class, GpucloudCli.Get.class,
+                GpucloudCli.Watch.class, GpucloudCli.Cancel.class, GpucloudCli.Nodes.class,
+                GpucloudCli.CapacityCommand.class})
+public class GpucloudCli {
+
+    @Option(names = "--scheduler", defaultValue = "${env:GPUCLOUD_SCHEDULER:-localhost:8081}",
+            description = "Scheduler gRPC address (default: ${DEFAULT-VALUE}; env GPUCLOUD_SCHEDULER).")
+    String scheduler;
+
+    public static void main(String[] args) {
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the CLI; a gRPC error prints its status and message and exits 1. */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cli = new CommandLine(new GpucloudCli());
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            if (e instanceof StatusRuntimeException sre) {
+                err.println("error: " + sre.getStatus().getCode() + ": " + sre.getStatus().getDescription());
+                return 1;
+            }
+            throw e;
+        });
+        return cli.execute(args);
+    }
+
+    ManagedChannel channel() {
+        return ManagedChannelBuilder.forTarget(scheduler).usePlaintext().build();
+    }
+
+    abstract static class Base implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        GpucloudCli parent;
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        PrintWriter out() {
+            return spec.commandLine().getOut();
+        }
+
+        @Override
+        public Integer call() throws Exception {
+            ManagedChannel channel = parent.channel();
+            try {
+                return run(channel);
+            } finally {
+                channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+        }
+
+        abstract Integer run(ManagedChannel channel) throws Exception;
+    }
+
+    @Command(name = "submit", description = "Submit a job; prints its id. Repeating a --request-id returns the first job.")
+    static class Submit extends Base {
+        @Option(names = "--tenant", required = true, description = "Tenant id.")
+        String tenant;
+        @Option(names = "--name", description = "Job name (default: the command's first word).")
+        String name;
+        @Option(names = "--gpus", defaultValue = "0", description = "Whole GPUs per worker.")
+        int gpus;
+        @Option(names = "--mig", description = "One MIG slice per worker, e.g. 1g.10gb.")
+        String mig;
+        @Option(names = "--milli-gpu", defaultValue = "0", description = "A share of one GPU per worker, 1..999.")
+        int milliGpu;
+        @Option(names = "--workers", defaultValue = "1")
+        int workers;
+        @Option(names = "--model", description = "Allowed GPU model (repeatable).")
+        List<String> models = new ArrayList<>();
+        @Option(names = "--interconnect", defaultValue = "none", description = "none, nvlink or rdma.")
+        String interconnect;
+        @Option(names = "--capacity", defaultValue = "on-demand", description = "on-demand, spot or spot-preferred.")
+        String capacity;
+        @Option(names = "--priority", defaultValue = "normal", description = "low, normal or high.")
+        String priority;
+        @Option(names = "--checkpoint-every", defaultValue = "0", description = "Checkpoint interval in seconds.")
+        int checkpointEvery;
+        @Option(names = "--checkpoint-to", description = "Checkpoint location.")
+        String checkpointTo;
+        @Option(names = "--estimate", defaultValue = "0", description = "Runtime estimate in seconds.")
+        long estimate;
+        @Option(names = "--env", description = "NAME=VALUE for the workers (repeatable).")
+        Map<String, String> env = new LinkedHashMap<>();
+        @Option(names = "--request-id", description = "Idempotency key (default: a new random one).")
+        String requestId;
+        @Parameters(arity = "1..*", description = "The worker's command, e.g. sleep 20.")
+        List<String> command;
+
+        @Override
+        Integer run(ManagedChannel channel) {
+            if (gpus == 0 && mig == null && milliGpu == 0) {
+                gpus = 1;
+            }
+            JobSpec.Builder spec = JobSpec.newBuilder()
+                    .setName(name != null ? name : command.get(0))
+                    .setWorkers(workers)
+                    .setGpusPerWorker(gpus)
+                    .setMilliGpu(milliGpu)
+                    .addAllGpuModels(models)
+                    .setInterconnect(Interconnect.valueOf("INTERCONNECT_" + upper(interconnect)))
+                    .setCapacity(CapacityPreference.valueOf("CAPACITY_" + upper(capacity)))
+                    .setPriority(PriorityClass.valueOf("PRIORITY_" + upper(priority)))
+                    .setRuntimeEstimateSeconds(estimate)
+                    .addAllCommand(command)
+                    .putAllEnv(env);
+            if (mig != null) {
+                spec.setMigProfile(mig);
+            }
+            if (checkpointEvery > 0 || checkpointTo != null) {
+                spec.setCheckpoint(CheckpointPolicy.newBuilder().setIntervalSeconds(checkpointEvery)
+                        .setLocation(checkpointTo == null ? "" : checkpointTo));
+            }
+            SubmitJobResponse response = JobServiceGrpc.newBlockingStub(channel).submitJob(SubmitJobRequest.newBuilder()
+                    .setTenant(tenant)
+                    .setClientRequestId(requestId != null ? requestId : UUID.randomUUID().toString())
+                    .setSpec(spec)
+                    .build());
+            Job job = response.getJob();
+            out().println(job.getJobId() + (response.getDuplicate() ? " (already submitted)" : "") + "  "
+                    + job.getState() + "  " + job.getReason());
+            return 0;
+        }
+
+        private static String upper(String value) {
+            return value.toUpperCase().replace('-', '_');
+        }
+    }
+
+    @Command(name = "jobs", description = "List jobs, newest first.")
+    static class Jobs extends Base {
+        @Option(names = "--tenant", defaultValue = "", description = "Only this tenant's jobs.")
+        String tenant;
+        @Option(names = "--state", description = "Only jobs in this state (repeatable).")
+        List<JobState> states = new ArrayList<>();
+        @Option(names = "--limit", defaultValue = "50")
+        int limit;
+
+        @Override
+        Integer run(ManagedChannel channel) {
+            var stub = JobServiceGrpc.newBlockingStub(channel);
+            String token = "";
+            int shown = 0;
+            out().printf("%-16s %-10s %-12s %-10s %-40s %s%n", "JOB", "TENANT", "NAME", "STATE", "PLACEMENT", "REASON");
+            do {
+                ListJobsResponse page = stub.listJobs(ListJobsRequest.newBuilder().setTenant(tenant)
+                        .addAllStates(states).setPageSize(Math.min(limit - shown, 100)).setPageToken(token).build());
+                for (Job job : page.getJobsList()) {
+                    out().printf("%-16s %-10s %-12s %-10s %-40s %s%n", job.getJobId(), job.getTenant(),
+                            clip(job.getSpec().getName(), 12), job.getState(), placement(job.getPlacementList()),
+                            job.getReason());
+                    shown++;
+                }
+                token = page.getNextPageToken();
+            } while (!token.isEmpty() && shown < limit);
+            return 0;
+        }
+    }
+
+    @Command(name = "get", description = "Show one job.")
+    static class Get extends Base {
+        @Parameters(index = "0", description = "Job id.")
+        String jobId;
+
+        @Override
+        Integer run(ManagedChannel channel) {
+            Job job = JobServiceGrpc.newBlockingStub(channel).getJob(GetJobRequest.newBuilder().setJobId(jobId).build());
+            out().print(job);
+            return 0;
+        }
+    }
+
+    @Command(name = "watch", description = "Follow a job's lifecycle until it ends.")
+    static class Watch extends Base {
+        @Parameters(index = "0", description = "Job id.")
+        String jobId;
+
+        @Override
+        Integer run(ManagedChannel channel) {
+            Iterator<JobEvent> events = JobServiceGrpc.newBlockingStub(channel)
+                    .watchJob(WatchJobRequest.newBuilder().setJobId(jobId).build());
+            JobState last = JobState.JOB_STATE_UNSPECIFIED;
+            while (events.hasNext()) {
+                JobEvent e = events.next();
+                last = e.getState();
+                out().printf("%s  %-10s %s %s%n", Instant.ofEpochSecond(e.getAt().getSeconds(), e.getAt().getNanos()),
+                        e.getState(), e.getReason(), placement(e.getPlacementList()));
+            }
+            return last == JobState.SUCCEEDED ? 0 : 1;
+        }
+    }
+
+    @Command(name = "cancel", description = "Cancel a job.")
+    static class Cancel extends Base {
+        @Parameters(index = "0", description = "Job id.")
+        String jobId;
+        @Option(names = "--reason", defaultValue = "")
+        String reason;
+
+        @Override
+        Integer run(ManagedChannel channel) {
+            Job job = JobServiceGrpc.newBlockingStub(channel)
+                    .cancelJob(CancelJobRequest.newBuilder().setJobId(jobId).setReason(reason).build());
+            out().println(job.getJobId() + "  " + job.getState() + "  " + job.getReason());
+            return 0;
+        }
+    }
+
+    @Command(name = "nodes", description = "List the hosts the scheduler knows.")
+    static class Nodes extends Base {
+        @Override
+        Integer run(ManagedChannel channel) {
+            out().printf("%-18s %-14s %-10s %-6s %-5s %s%n", "NODE", "INSTANCE", "CAPACITY", "FABRIC", "FREE", "GPUS");
+            for (Node node : ClusterServiceGrpc.newBlockingStub(channel).listNodes(ListNodesRequest.getDefaultInstance())
+                    .getNodesList()) {
+                long free = node.getGpusList().stream().filter(g -> !g.getAllocated()).count();
+                out().printf("%-18s %-14s %-10s %-6s %-5s %d x %s%n", node.getNodeId(), node.getInstanceType(),
+                        node.getCapacityType(), node.getRdmaFabric().isEmpty() ? "-" : node.getRdmaFabric(),
+                        free + "/" + node.getGpusCount(), node.getGpusCount(),
+                        node.getGpusCount() == 0 ? "-" : node.getGpus(0).getModel());
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "capacity", description = "Total and free GPUs by model and capacity type.")
+    static class CapacityCommand extends Base {
+        @Override
+        Integer run(ManagedChannel channel) {
+            Capacity capacity = ClusterServiceGrpc.newBlockingStub(channel).getCapacity(GetCapacityRequest.getDefaultInstance());
+            capacity.getModelsList().forEach(m -> out().printf("%-18s %-10s %d/%d free%n", m.getModel(),
+                    m.getCapacityType(), m.getFreeGpus(), m.getTotalGpus()));
+            out().printf("%-29s %d/%d free%n", "all", capacity.getFreeGpus(), capacity.getTotalGpus());
+            return 0;
+        }
+    }
+
+    static String placement(List<WorkerPlacement> placement) {
+        return placement.stream().map(p -> p.getNodeId() + p.getGpuIndicesList())
+                .collect(Collectors.joining(" "));
+    }
+
+    static String clip(String s, int n) {
+        return s.length() <= n ? s : s.substring(0, n - 1) + "~";
+    }
+}

@@ -1,0 +1,43 @@
+package dev.gpucloud.metrics.gpu;
+
+import dev.gpucloud.contracts.events.GpuReading;
+import java.util.Objects;
+
+/**
+ * The labels of one GPU's series, named exactly as dcgm-exporter names them. A GPU is identified by
+ * its UUID; when any other label changes (the host was renamed, the GPU moved), its series are
+ * replaced, because a label set is a series' identity in Prometheus.
+ */
+public record GpuLabels(String gpu, String uuid, String device, String modelName, String hostname, String pciBusId) {
+
+    public static final String GPU = "gpu";
+    public static final String UUID = "UUID";
+    public static final String DEVICE = "device";
+    public static final String MODEL_NAME = "modelName";
+    public static final String HOSTNAME = "Hostname";
+    public static final String PCI_BUS_ID = "pci_bus_id";
+
+    /** Label values are never null: an unknown one is the empty string, which Prometheus treats as absent. */
+    public GpuLabels {
+        Objects.requireNonNull(gpu, "gpu");
+        Objects.requireNonNull(uuid, "uuid");
+        Objects.requireNonNull(device, "device");
+        Objects.requireNonNull(modelName, "modelName");
+        Objects.requireNonNull(hostname, "hostname");
+        pciBusId = pciBusId == null ? "" : pciBusId;
+    }
+
+    /** The labels of a reading from a host, with a PCI bus id from elsewhere when the reading lacks one. */
+    public static GpuLabels of(String hostname, GpuReading reading, String fallbackPciBusId) {
+        return new GpuLabels(String.valueOf(reading.index()), reading.uuid(), "nvidia" + reading.index(),
+                reading.model(), hostname, pciBusId(reading, fallbackPciBusId));
+    }
+
+    /** The reading's PCI bus id, else the fallback (from the host's inventory), else the empty string. */
+    static String pciBusId(GpuReading reading, String fallback) {
+        if (reading.pciBusId() != null && !reading.pciBusId().isBlank()) {
+            return reading.pciBusId();
+        }
+        return fallback == null ? "" : fallback;
+    }
+}

@@ -1,0 +1,103 @@
+package dev.gpucloud.metrics.gpu;
+
+import dev.gpucloud.contracts.events.GpuReading;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * One GPU's latest values, one slot per {@link GpuField}. The fleet writes under its lock; a scrape
+ * reads any time without a lock (each value is published on its own, as Prometheus expects: a
+ * scrape is never an atomic snapshot of a GPU). Nothing is allocated per sample.
+ */
+public final class GpuSeries {
+
+    private final String nodeId;
+    private final int index;
+    private final GpuLabels labels;
+    private final AtomicLongArray values = new AtomicLongArray(GpuField.all().length);
+    /** Bit i set: field i has a series. Guarded by the fleet's lock. */
+    private long present;
+    /** The host's sample number in which this GPU was last reported. Guarded by the fleet's lock. */
+    private long seenInSample;
+
+    GpuSeries(String nodeId, int index, GpuLabels labels) {
+        this.nodeId = nodeId;
+        this.index = index;
+        this.labels = labels;
+        for (int i = 0; i < values.length(); i++) {
+            values.set(i, Double.doubleToRawLongBits(GpuField.ABSENT));
+        }
+    }
+
+    /** The host (its nodeId) that reports this GPU. */
+    public String nodeId() {
+        return nodeId;
+    }
+
+    public GpuLabels labels() {
+        return labels;
+    }
+
+    /** The field's latest value; NaN when the GPU has no series for it. */
+    public double value(GpuField field) {
+        return Double.longBitsToDouble(values.get(field.ordinal()));
+    }
+
+    /** Whether the field currently has a series. */
+    public boolean has(GpuField field) {
+        return (present & bit(field)) != 0;
+    }
+
+    /** Whether a reading still carries this GPU's labels; allocates nothing. */
+    boolean sameLabels(String hostname, GpuReading reading, String fallbackPciBusId) {
+        return index == reading.index()
+                && labels.hostname().equals(hostname)
+                && labels.uuid().equals(reading.uuid())
+                && labels.modelName().equals(reading.model())
+                && labels.pciBusId().equals(GpuLabels.pciBusId(reading, fallbackPciBusId));
+    }
+
+    /** Stores a reading's values and tells the listener which series appeared or disappeared. */
+    void update(GpuReading reading, SeriesListener listener) {
+        for (GpuField field : GpuField.all()) {
+            double value = field.read(reading);
+            // A new series is registered after its value is stored (the registration publishes it),
+            // so its first scrape never reads NaN.
+            values.lazySet(field.ordinal(), Double.doubleToRawLongBits(value));
+            boolean had = has(field);
+            if (GpuField.isAbsent(value) && had) {
+                present &= ~bit(field);
+                listener.seriesRemoved(this, field);
+            } else if (!GpuField.isAbsent(value) && !had) {
+                present |= bit(field);
+                listener.seriesAdded(this, field);
+            }
+        }
+    }
+
+    /** Removes every series of this GPU. */
+    void removeAll(SeriesListener listener) {
+        for (GpuField field : GpuField.all()) {
+            if (has(field)) {
+                present &= ~bit(field);
+                listener.seriesRemoved(this, field);
+            }
+        }
+    }
+
+    void markSeen(long sample) {
+        seenInSample = sample;
+    }
+
+    boolean wasSeenIn(long sample) {
+        return seenInSample == sample;
+    }
+
+    private static long bit(GpuField field) {
+        return 1L << field.ordinal();
+    }
+
+    @Override
+    public String toString() {
+        return "GpuSeries[" + nodeId + "/" + labels.uuid() + "]";
+    }
+}

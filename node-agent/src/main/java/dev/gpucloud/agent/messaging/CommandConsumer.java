@@ -1,0 +1,67 @@
+package dev.gpucloud.agent.messaging;
+
+import dev.gpucloud.agent.runner.AllocationRunner;
+import dev.gpucloud.agent.runner.Reports;
+import dev.gpucloud.contracts.events.MalformedEventException;
+import dev.gpucloud.contracts.events.NodeCommand;
+import dev.gpucloud.contracts.events.Topics;
+import dev.gpucloud.contracts.kafka.EventRecords;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.jboss.logging.Logger;
+
+/**
+ * Carries out node.commands addressed to this agent's hosts. Every agent reads every partition (its
+ * own consumer group) and skips other hosts' commands. A record that cannot be read is
+ * dead-lettered (node.commands.dlq, reason in the dead-letter-reason header) when its key names one
+ * of our hosts or names none at all; when its key names another host, that host's agent
+ * dead-letters it, and this one only skips it, so a bad record lands in the DLQ once, not once per
+ * agent.
+ */
+@ApplicationScoped
+public class CommandConsumer {
+
+    private static final Logger LOG = Logger.getLogger(CommandConsumer.class);
+
+    private final AllocationRunner runner;
+    private final EventPublisher publisher;
+
+    public CommandConsumer(AllocationRunner runner, EventPublisher publisher) {
+        this.runner = runner;
+        this.publisher = publisher;
+    }
+
+    @Incoming("commands-in")
+    public Uni<Void> consume(ConsumerRecord<String, byte[]> record) {
+        NodeCommand command;
+        try {
+            command = EventRecords.decode(Topics.NODE_COMMANDS, record).payload();
+            if (command == null) {
+                throw new MalformedEventException(Topics.NODE_COMMANDS.name() + ": record has no value (a tombstone)");
+            }
+        } catch (MalformedEventException e) {
+            String key = record.key();
+            if (key != null && !key.isBlank() && !runner.owns(key)) {
+                LOG.debugf("skipped unreadable node.commands record for %s (its agent dead-letters it): %s", key,
+                        e.getMessage());
+                return Uni.createFrom().voidItem();
+            }
+            LOG.warnf("dead-lettering node.commands record %d@%d (key %s): %s", record.partition(), record.offset(),
+                    key, e.getMessage());
+            return Uni.createFrom().failure(e);
+        }
+        if (!runner.owns(command.nodeId())) {
+            return Uni.createFrom().voidItem();
+        }
+        Reports reports;
+        try {
+            reports = runner.handle(command);
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "command %s (%s %s) failed", command.commandId(), command.type(), command.allocationId());
+            return Uni.createFrom().failure(e);
+        }
+        return publisher.publish(reports);
+    }
+}

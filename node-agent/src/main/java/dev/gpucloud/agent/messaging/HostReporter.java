@@ -1,0 +1,88 @@
+package dev.gpucloud.agent.messaging;
+
+import dev.gpucloud.agent.backend.GpuBackend;
+import dev.gpucloud.contracts.events.HostInventory;
+import dev.gpucloud.contracts.events.TelemetrySample;
+import dev.gpucloud.contracts.events.Topics;
+import dev.gpucloud.contracts.kafka.EventRecords;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.time.Duration;
+import java.util.List;
+import org.jboss.logging.Logger;
+
+/**
+ * Tells the control plane about this agent's hosts: their description on gpu.inventory at start
+ * and every inventory interval (the topic is compacted, so the last one stands), one telemetry
+ * sample per host per telemetry interval, and a tombstone per host when the agent shuts down, so
+ * that the hosts leave the inventory.
+ */
+@ApplicationScoped
+public class HostReporter {
+
+    private static final Logger LOG = Logger.getLogger(HostReporter.class);
+    private static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(10);
+
+    private final GpuBackend backend;
+    private final EventPublisher publisher;
+
+    public HostReporter(GpuBackend backend, EventPublisher publisher) {
+        this.backend = backend;
+        this.publisher = publisher;
+    }
+
+    @Scheduled(identity = "gpu-telemetry", every = "${gpucloud.agent.telemetry-interval}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
+    void sampleTelemetry() {
+        for (TelemetrySample sample : backend.sample()) {
+            publisher.send(EventPublisher.record(Topics.GPU_TELEMETRY, sample.nodeId(), sample, sample.nodeId()))
+                    .subscribe().with(ok -> { },
+                            e -> LOG.warnf("telemetry of %s not sent: %s", sample.nodeId(), e.getMessage()));
+        }
+    }
+
+    @Scheduled(identity = "gpu-inventory", every = "${gpucloud.agent.inventory-interval}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
+    void publishInventory() {
+        announce().subscribe().with(ok -> { }, e -> LOG.warnf("inventory not sent: %s", e.getMessage()));
+    }
+
+    /** Publishes every host's description; completes when the broker has them. */
+    public Uni<Void> announce() {
+        List<HostInventory> hosts = backend.inventory();
+        LOG.debugf("publishing inventory of %d hosts", hosts.size());
+        return Uni.join().all(hosts.stream()
+                        .map(h -> publisher.send(EventPublisher.record(Topics.GPU_INVENTORY, h.nodeId(), h, h.nodeId())))
+                        .toList())
+                .andCollectFailures().replaceWithVoid();
+    }
+
+    /** Publishes a tombstone for every host: they leave the inventory. */
+    public Uni<Void> leave() {
+        List<String> nodeIds = backend.inventory().stream().map(HostInventory::nodeId).toList();
+        return Uni.join().all(nodeIds.stream()
+                        .map(id -> publisher.send(EventRecords.tombstone(Topics.GPU_INVENTORY, id, EventPublisher.source(id))))
+                        .toList())
+                .andCollectFailures().replaceWithVoid()
+                .invoke(() -> LOG.infof("hosts %s left gpu.inventory", nodeIds));
+    }
+
+    /** Announces the hosts once the channels are wired (messaging starts on an earlier StartupEvent observer). */
+    void onStart(@Observes StartupEvent event) {
+        publishInventory();
+    }
+
+    void onShutdown(@Observes ShutdownEvent event) {
+        try {
+            leave().await().atMost(SHUTDOWN_WAIT);
+        } catch (RuntimeException e) {
+            LOG.warnf("could not remove hosts from gpu.inventory on shutdown: %s", e.getMessage());
+        }
+    }
+}
