@@ -24,16 +24,25 @@ public final class ClusterState {
     private final Map<String, Host> hosts = new TreeMap<>();
     private final Map<String, Allocation> allocations = new LinkedHashMap<>();
 
-    /** Adds or replaces a host's description; keeps its drain flag. */
+    /** Adds or replaces a host's description; keeps its drain flag and the latest time it was heard from. */
     public void upsertHost(HostInventory inventory, Instant seenAt) {
         Host previous = hosts.get(inventory.nodeId());
-        hosts.put(inventory.nodeId(), new Host(inventory, seenAt, previous != null && previous.draining()));
+        Instant lastSeen = previous != null && previous.lastSeen().isAfter(seenAt) ? previous.lastSeen() : seenAt;
+        hosts.put(inventory.nodeId(), new Host(inventory, lastSeen, previous != null && previous.draining()));
     }
 
     /** Removes a host; returns the allocations that were on it, which are now lost. */
     public List<Allocation> removeHost(String nodeId) {
         hosts.remove(nodeId);
         return allocations.values().stream().filter(a -> a.nodeId().equals(nodeId)).toList();
+    }
+
+    /** The host was heard from (telemetry) at {@code at}; an older time never moves it back. */
+    public void heardFrom(String nodeId, Instant at) {
+        Host host = hosts.get(nodeId);
+        if (host != null && at.isAfter(host.lastSeen())) {
+            hosts.put(nodeId, new Host(host.inventory(), at, host.draining()));
+        }
     }
 
     public void setDraining(String nodeId, boolean draining) {

@@ -7,6 +7,7 @@ import dev.gpucloud.contracts.events.Interconnect;
 import dev.gpucloud.contracts.events.JobSpec;
 import dev.gpucloud.scheduler.cluster.ClusterState;
 import dev.gpucloud.scheduler.cluster.Host;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -26,8 +27,16 @@ import java.util.stream.Collectors;
  */
 public final class FirstFitPlacer {
 
-    /** Places all of a job's workers on the cluster as it is now; changes nothing. */
+    /** Places all of a job's workers on the cluster as it is now, on any host heard from lately; changes nothing. */
     public Placement place(JobSpec spec, ClusterState cluster) {
+        return place(spec, cluster, Instant.MIN);
+    }
+
+    /**
+     * Places all of a job's workers; hosts last heard from before {@code staleBefore} take nothing
+     * (an agent that stopped reporting may be gone). Changes nothing.
+     */
+    public Placement place(JobSpec spec, ClusterState cluster, Instant staleBefore) {
         int gpusPerWorker = spec.gpusPerWorker() > 0 ? spec.gpusPerWorker() : 1;
         Map<String, Set<Integer>> taken = new HashMap<>();
         List<WorkerSlot> slots = new ArrayList<>();
@@ -37,6 +46,9 @@ public final class FirstFitPlacer {
             WorkerSlot slot = null;
             for (Host host : ordered(cluster, spec)) {
                 String reason = hostReason(spec, host, fabric);
+                if (reason == null && host.lastSeen().isBefore(staleBefore)) {
+                    reason = "no telemetry lately (host may be gone)";
+                }
                 if (reason == null) {
                     List<Integer> gpus = pickGpus(spec, cluster, host, gpusPerWorker,
                             taken.getOrDefault(host.nodeId(), Set.of()));

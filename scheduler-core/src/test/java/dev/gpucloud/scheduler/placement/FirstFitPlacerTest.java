@@ -105,6 +105,18 @@ class FirstFitPlacerTest {
     }
 
     @Test
+    void host_not_heard_from_lately_takes_nothing() {
+        ClusterState cluster = cluster(mkHost("a", "A100", 8), mkHost("b", "A100", 8));
+        cluster.heardFrom("b", T0.plusSeconds(100));
+
+        Placement placement = placer.place(mkJob(1, 1), cluster, T0.plusSeconds(50));
+
+        assertThat(placement.slots().get(0).nodeId()).isEqualTo("b");
+        assertThat(placer.place(mkJob(2, 8), cluster, T0.plusSeconds(50)).reasons())
+                .contains("1 host: no telemetry lately (host may be gone)");
+    }
+
+    @Test
     void empty_cluster_says_so() {
         assertThat(placer.place(mkJob(1, 1), new ClusterState()).summary())
                 .isEqualTo("no hosts have reported inventory");

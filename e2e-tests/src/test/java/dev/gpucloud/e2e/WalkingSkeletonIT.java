@@ -1,0 +1,132 @@
+package dev.gpucloud.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gpucloud.contracts.events.EventCodec;
+import dev.gpucloud.contracts.grpc.v1.GetJobRequest;
+import dev.gpucloud.contracts.grpc.v1.Job;
+import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
+import dev.gpucloud.contracts.grpc.v1.JobSpec;
+import dev.gpucloud.contracts.grpc.v1.JobState;
+import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.YearMonth;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The whole system as real processes: ./gpucloud up starts the broker, the database, the four
+ * services and a simulated fleet; one job goes from SubmitJob to a placement, a GPU metric sample
+ * and an invoice line. Runs on its own ports and run folder so a developer's stack is left alone.
+ */
+class WalkingSkeletonIT {
+
+    static final int SCHEDULER = 18081;
+    static final int BILLING = 18082;
+    static final int METRICS = 18083;
+    static final int AGENT = 18084;
+    static final String RUN_ID = UUID.randomUUID().toString().substring(0, 6);
+    static final Path ROOT = Path.of(System.getProperty("gpucloud.root", "..")).toAbsolutePath().normalize();
+    static final Path RUN_DIR = ROOT.resolve("e2e-tests/target/e2e-run");
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    static ManagedChannel channel;
+
+    @BeforeAll
+    static void up() throws Exception {
+        gpucloud("up");
+        channel = ManagedChannelBuilder.forAddress("localhost", SCHEDULER).usePlaintext().build();
+    }
+
+    @AfterAll
+    static void down() throws Exception {
+        if (channel != null) {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+        gpucloud("down");
+    }
+
+    @Test
+    void a_job_is_placed_measured_and_billed() throws Exception {
+        String tenant = "e2e-" + RUN_ID;
+        var jobs = JobServiceGrpc.newBlockingStub(channel);
+        Job submitted = jobs.withDeadlineAfter(30, TimeUnit.SECONDS).submitJob(SubmitJobRequest.newBuilder()
+                .setTenant(tenant)
+                .setClientRequestId("e2e-" + RUN_ID)
+                .setSpec(JobSpec.newBuilder().setName("e2e").setWorkers(1).setGpusPerWorker(2)
+                        .addGpuModels("A100-SXM4-40GB").addCommand("sleep").addCommand("4"))
+                .build()).getJob();
+        String id = submitted.getJobId();
+
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1)).until(() ->
+                jobs.getJob(GetJobRequest.newBuilder().setJobId(id).build()).getState() == JobState.SUCCEEDED);
+        Job done = jobs.getJob(GetJobRequest.newBuilder().setJobId(id).build());
+        String node = done.getPlacement(0).getNodeId();
+        assertThat(node).startsWith("e2e" + RUN_ID);
+        assertThat(done.getPlacement(0).getGpuIndicesList()).hasSize(2);
+
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+                assertThat(get(METRICS, "/q/metrics")).containsPattern(
+                        "DCGM_FI_DEV_GPU_UTIL\\{[^}]*Hostname=\"" + node + "[^\"]*\"[^}]*\\} [0-9.]+"));
+
+        String month = YearMonth.now(ZoneOffset.UTC).toString();
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            JsonNode invoice = EventCodec.mapper().readTree(get(BILLING, "/invoices/" + tenant + "?month=" + month));
+            assertThat(invoice.get("lines")).isNotEmpty();
+            JsonNode line = invoice.get("lines").get(0);
+            assertThat(line.get("jobId").asText()).isEqualTo(id);
+            assertThat(line.get("sku").asText()).contains("A100");
+            assertThat(line.get("seconds").asLong()).isGreaterThanOrEqualTo(60);
+            assertThat(line.get("amountMicros").asLong()).isPositive();
+        });
+    }
+
+    static String get(int port, String path) throws IOException, InterruptedException {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        return response.body();
+    }
+
+    static void gpucloud(String command) throws Exception {
+        Files.createDirectories(RUN_DIR);
+        ProcessBuilder pb = new ProcessBuilder("bash", ROOT.resolve("gpucloud").toString(), command)
+                .directory(ROOT.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(RUN_DIR.resolve("gpucloud.log").toFile()))
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        Map<String, String> env = pb.environment();
+        env.put("GPUCLOUD_RUN_DIR", RUN_DIR.toString());
+        env.put("GPUCLOUD_SCHEDULER_PORT", String.valueOf(SCHEDULER));
+        env.put("GPUCLOUD_BILLING_PORT", String.valueOf(BILLING));
+        env.put("GPUCLOUD_METRICS_PORT", String.valueOf(METRICS));
+        env.put("GPUCLOUD_AGENT_PORT", String.valueOf(AGENT));
+        env.put("GPUCLOUD_AGENT_ID", "e2e-" + RUN_ID);
+        env.put("GPUCLOUD_AGENT_SIM_NODE_PREFIX", "e2e" + RUN_ID);
+        env.put("GPUCLOUD_AGENT_SIM_FLEET", "a100x8:1");
+        Process process = pb.start();
+        if (!process.waitFor(8, TimeUnit.MINUTES)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("./gpucloud " + command + " did not finish in 8 minutes");
+        }
+        if (process.exitValue() != 0) {
+            throw new IllegalStateException("./gpucloud " + command + " exited " + process.exitValue() + ":\n"
+                    + Files.readString(RUN_DIR.resolve("gpucloud.log")));
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package dev.gpucloud.scheduler.service.engine;
+
+import dev.gpucloud.contracts.events.JobEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/** Who is watching which job in this process (WatchJob streams); told of each committed change. */
+@ApplicationScoped
+public class JobWatchers {
+
+    private final Map<String, List<Consumer<JobEvent>>> watchers = new ConcurrentHashMap<>();
+
+    /** Registers a listener; the returned Runnable unregisters it. */
+    public Runnable watch(String jobId, Consumer<JobEvent> listener) {
+        watchers.computeIfAbsent(jobId, k -> new CopyOnWriteArrayList<>()).add(listener);
+        return () -> watchers.computeIfPresent(jobId, (k, list) -> {
+            list.remove(listener);
+            return list.isEmpty() ? null : list;
+        });
+    }
+
+    void publish(JobEvent event) {
+        List<Consumer<JobEvent>> list = watchers.get(event.jobId());
+        if (list != null) {
+            list.forEach(l -> l.accept(event));
+        }
+    }
+
+    public int watching() {
+        return watchers.values().stream().mapToInt(List::size).sum();
+    }
+}

@@ -1,0 +1,34 @@
+package dev.gpucloud.scheduler.service.grpc;
+
+import dev.gpucloud.contracts.events.MalformedEventException;
+import dev.gpucloud.scheduler.service.engine.JobNotFoundException;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import org.jboss.logging.Logger;
+
+/** Maps failures to gRPC status codes whose message says what is wrong. */
+final class GrpcErrors {
+
+    private static final Logger LOG = Logger.getLogger(GrpcErrors.class);
+
+    private GrpcErrors() {
+    }
+
+    static StatusRuntimeException toStatus(Throwable failure) {
+        if (failure instanceof StatusRuntimeException sre) {
+            return sre;
+        }
+        if (failure instanceof IllegalArgumentException || failure instanceof MalformedEventException) {
+            return Status.INVALID_ARGUMENT.withDescription(failure.getMessage()).asRuntimeException();
+        }
+        if (failure instanceof JobNotFoundException) {
+            return Status.NOT_FOUND.withDescription(failure.getMessage()).asRuntimeException();
+        }
+        LOG.error("internal error serving a gRPC call", failure);
+        return Status.INTERNAL.withDescription("internal error; see the scheduler's log").asRuntimeException();
+    }
+
+    static StatusRuntimeException invalid(String message) {
+        return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
+    }
+}

@@ -1,0 +1,192 @@
+package dev.gpucloud.scheduler.service.grpc;
+
+import com.google.protobuf.Timestamp;
+import dev.gpucloud.contracts.events.CapacityPreference;
+import dev.gpucloud.contracts.events.CheckpointPolicy;
+import dev.gpucloud.contracts.events.Interconnect;
+import dev.gpucloud.contracts.events.JobSpec;
+import dev.gpucloud.contracts.events.JobState;
+import dev.gpucloud.contracts.events.PriorityClass;
+import dev.gpucloud.contracts.events.WorkerPlacement;
+import dev.gpucloud.contracts.grpc.v1.Job;
+import dev.gpucloud.contracts.grpc.v1.JobEvent;
+import dev.gpucloud.scheduler.service.engine.JobView;
+import java.time.Instant;
+import java.util.List;
+
+/** Converts between the gRPC messages and gpucloud's own types; generated types stop here. */
+final class ProtoMapper {
+
+    private ProtoMapper() {
+    }
+
+    /** The request's spec as a JobSpec; an invalid one is an IllegalArgumentException naming the field. */
+    static JobSpec toSpec(dev.gpucloud.contracts.grpc.v1.JobSpec p) {
+        return new JobSpec(
+                p.getName(),
+                p.getWorkers(),
+                unsigned(p.getGpusPerWorker(), "spec.gpus_per_worker"),
+                p.getMigProfile(),
+                unsigned(p.getMilliGpu(), "spec.milli_gpu"),
+                unsigned(p.getCpuMillisPerWorker(), "spec.cpu_millis_per_worker"),
+                unsignedLong(p.getMemoryMibPerWorker(), "spec.memory_mib_per_worker"),
+                p.getGpuModelsList(),
+                unsignedLong(p.getMinGpuMemoryMib(), "spec.min_gpu_memory_mib"),
+                interconnect(p.getInterconnect()),
+                capacity(p.getCapacity()),
+                priority(p.getPriority()),
+                p.hasCheckpoint() ? new CheckpointPolicy(unsigned(p.getCheckpoint().getIntervalSeconds(),
+                        "spec.checkpoint.interval_seconds"), blankToNull(p.getCheckpoint().getLocation())) : null,
+                unsignedLong(p.getRuntimeEstimateSeconds(), "spec.runtime_estimate_seconds"),
+                p.hasDeadline() ? instant(p.getDeadline()) : null,
+                unsignedLong(p.getPriceCeilingMicrosPerHour(), "spec.price_ceiling_micros_per_hour"),
+                p.getCommandList(),
+                p.getEnvMap());
+    }
+
+    static Job toProto(JobView v) {
+        Job.Builder b = Job.newBuilder()
+                .setJobId(v.jobId())
+                .setTenant(v.tenant())
+                .setClientRequestId(v.clientRequestId())
+                .setSpec(toProto(v.spec()))
+                .setState(state(v.state()))
+                .setReason(v.reason() == null ? "" : v.reason())
+                .setSubmittedAt(timestamp(v.submittedAt()))
+                .setUpdatedAt(timestamp(v.updatedAt()))
+                .setResumeFrom(v.resumeFrom() == null ? "" : v.resumeFrom())
+                .setExitCode(v.exitCode() == null ? 0 : v.exitCode());
+        v.placement().forEach(p -> b.addPlacement(toProto(p)));
+        return b.build();
+    }
+
+    static JobEvent toProto(dev.gpucloud.contracts.events.JobEvent e) {
+        JobEvent.Builder b = JobEvent.newBuilder()
+                .setJobId(e.jobId())
+                .setState(state(e.state()))
+                .setReason(e.reason() == null ? "" : e.reason())
+                .setAt(timestamp(e.occurredAt()));
+        e.placement().forEach(p -> b.addPlacement(toProto(p)));
+        return b.build();
+    }
+
+    static JobEvent currentAsEvent(JobView v) {
+        return toProto(new dev.gpucloud.contracts.events.JobEvent(v.jobId(), v.tenant(), v.state(), v.reason(),
+                v.updatedAt(), v.placement(), v.resumeFrom()));
+    }
+
+    static dev.gpucloud.contracts.grpc.v1.WorkerPlacement toProto(WorkerPlacement p) {
+        return dev.gpucloud.contracts.grpc.v1.WorkerPlacement.newBuilder()
+                .setRank(p.rank()).setNodeId(p.nodeId()).addAllGpuIndices(p.gpuIndices())
+                .setAllocationId(p.allocationId()).build();
+    }
+
+    static dev.gpucloud.contracts.grpc.v1.JobSpec toProto(JobSpec s) {
+        dev.gpucloud.contracts.grpc.v1.JobSpec.Builder b = dev.gpucloud.contracts.grpc.v1.JobSpec.newBuilder()
+                .setName(s.name())
+                .setWorkers(s.workers())
+                .setGpusPerWorker(s.gpusPerWorker())
+                .setMigProfile(s.migProfile() == null ? "" : s.migProfile())
+                .setMilliGpu(s.milliGpu())
+                .setCpuMillisPerWorker(s.cpuMillisPerWorker())
+                .setMemoryMibPerWorker(s.memoryMibPerWorker())
+                .addAllGpuModels(s.gpuModels())
+                .setMinGpuMemoryMib(s.minGpuMemoryMib())
+                .setInterconnect(switch (s.interconnect()) {
+                    case NONE -> dev.gpucloud.contracts.grpc.v1.Interconnect.INTERCONNECT_NONE;
+                    case NVLINK -> dev.gpucloud.contracts.grpc.v1.Interconnect.INTERCONNECT_NVLINK;
+                    case RDMA -> dev.gpucloud.contracts.grpc.v1.Interconnect.INTERCONNECT_RDMA;
+                })
+                .setCapacity(switch (s.capacity()) {
+                    case ON_DEMAND -> dev.gpucloud.contracts.grpc.v1.CapacityPreference.CAPACITY_ON_DEMAND;
+                    case SPOT -> dev.gpucloud.contracts.grpc.v1.CapacityPreference.CAPACITY_SPOT;
+                    case SPOT_PREFERRED -> dev.gpucloud.contracts.grpc.v1.CapacityPreference.CAPACITY_SPOT_PREFERRED;
+                })
+                .setPriority(switch (s.priority()) {
+                    case LOW -> dev.gpucloud.contracts.grpc.v1.PriorityClass.PRIORITY_LOW;
+                    case NORMAL -> dev.gpucloud.contracts.grpc.v1.PriorityClass.PRIORITY_NORMAL;
+                    case HIGH -> dev.gpucloud.contracts.grpc.v1.PriorityClass.PRIORITY_HIGH;
+                })
+                .setCheckpoint(dev.gpucloud.contracts.grpc.v1.CheckpointPolicy.newBuilder()
+                        .setIntervalSeconds(s.checkpoint().intervalSeconds())
+                        .setLocation(s.checkpoint().location() == null ? "" : s.checkpoint().location()))
+                .setRuntimeEstimateSeconds(s.runtimeEstimateSeconds())
+                .setPriceCeilingMicrosPerHour(s.priceCeilingMicrosPerHour())
+                .addAllCommand(s.command())
+                .putAllEnv(s.env());
+        if (s.deadline() != null) {
+            b.setDeadline(timestamp(s.deadline()));
+        }
+        return b.build();
+    }
+
+    static dev.gpucloud.contracts.grpc.v1.JobState state(JobState s) {
+        return dev.gpucloud.contracts.grpc.v1.JobState.valueOf(s.name());
+    }
+
+    static JobState state(dev.gpucloud.contracts.grpc.v1.JobState s, String field) {
+        if (s == dev.gpucloud.contracts.grpc.v1.JobState.JOB_STATE_UNSPECIFIED
+                || s == dev.gpucloud.contracts.grpc.v1.JobState.UNRECOGNIZED) {
+            throw new IllegalArgumentException("field '" + field + "' has an unknown job state");
+        }
+        return JobState.valueOf(s.name());
+    }
+
+    static Timestamp timestamp(Instant t) {
+        return Timestamp.newBuilder().setSeconds(t.getEpochSecond()).setNanos(t.getNano()).build();
+    }
+
+    static Instant instant(Timestamp t) {
+        return Instant.ofEpochSecond(t.getSeconds(), t.getNanos());
+    }
+
+    private static Interconnect interconnect(dev.gpucloud.contracts.grpc.v1.Interconnect i) {
+        return switch (i) {
+            case INTERCONNECT_UNSPECIFIED, INTERCONNECT_NONE -> Interconnect.NONE;
+            case INTERCONNECT_NVLINK -> Interconnect.NVLINK;
+            case INTERCONNECT_RDMA -> Interconnect.RDMA;
+            case UNRECOGNIZED -> throw new IllegalArgumentException("field 'spec.interconnect' has an unknown value");
+        };
+    }
+
+    private static CapacityPreference capacity(dev.gpucloud.contracts.grpc.v1.CapacityPreference c) {
+        return switch (c) {
+            case CAPACITY_PREFERENCE_UNSPECIFIED, CAPACITY_ON_DEMAND -> CapacityPreference.ON_DEMAND;
+            case CAPACITY_SPOT -> CapacityPreference.SPOT;
+            case CAPACITY_SPOT_PREFERRED -> CapacityPreference.SPOT_PREFERRED;
+            case UNRECOGNIZED -> throw new IllegalArgumentException("field 'spec.capacity' has an unknown value");
+        };
+    }
+
+    private static PriorityClass priority(dev.gpucloud.contracts.grpc.v1.PriorityClass p) {
+        return switch (p) {
+            case PRIORITY_CLASS_UNSPECIFIED, PRIORITY_NORMAL -> PriorityClass.NORMAL;
+            case PRIORITY_LOW -> PriorityClass.LOW;
+            case PRIORITY_HIGH -> PriorityClass.HIGH;
+            case UNRECOGNIZED -> throw new IllegalArgumentException("field 'spec.priority' has an unknown value");
+        };
+    }
+
+    /** proto3 uint32 arrives as a signed int: values over 2^31 would read negative. */
+    private static int unsigned(int value, String field) {
+        if (value < 0) {
+            throw new IllegalArgumentException("field '" + field + "' is too large: " + Integer.toUnsignedString(value));
+        }
+        return value;
+    }
+
+    private static long unsignedLong(long value, String field) {
+        if (value < 0) {
+            throw new IllegalArgumentException("field '" + field + "' is too large: " + Long.toUnsignedString(value));
+        }
+        return value;
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+
+    static List<JobState> states(List<dev.gpucloud.contracts.grpc.v1.JobState> states) {
+        return states.stream().map(s -> state(s, "states")).toList();
+    }
+}

@@ -1,0 +1,37 @@
+package dev.gpucloud.scheduler.service.persistence;
+
+import dev.gpucloud.contracts.events.JobState;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import java.time.Instant;
+
+/** A job row: the spec as submitted (JSON of JobSpec) and its lifecycle state. */
+@Entity
+@Table(name = "jobs")
+public class JobEntity {
+    @Id
+    public String id;
+    public String tenant;
+    @Column(name = "client_request_id")
+    public String clientRequestId;
+    public String name;
+    @Column(name = "spec_json")
+    public String specJson;
+    public int priority;
+    @Enumerated(EnumType.STRING)
+    public JobState state;
+    public String reason = "";
+    @Column(name = "resume_from")
+    public String resumeFrom;
+    @Column(name = "exit_code")
+    public Integer exitCode;
+    public int attempt;
+    @Column(name = "submitted_at")
+    public Instant submittedAt;
+    @Column(name = "updated_at")
+    public Instant updatedAt;
+}

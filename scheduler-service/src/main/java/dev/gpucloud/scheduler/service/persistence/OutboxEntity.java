@@ -1,0 +1,28 @@
+package dev.gpucloud.scheduler.service.persistence;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.GenerationType;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import java.time.Instant;
+
+/** A record waiting to be published; written in the transaction of the change it announces. */
+@Entity
+@Table(name = "outbox")
+public class OutboxEntity {
+    @Id
+    @GeneratedValue(strategy = GenerationType.IDENTITY)
+    public Long id;
+    public String topic;
+    @Column(name = "record_key")
+    public String recordKey;
+    public byte[] payload;
+    @Column(name = "ce_id")
+    public String ceId;
+    @Column(name = "ce_type")
+    public String ceType;
+    @Column(name = "ce_time")
+    public Instant ceTime;
+}
