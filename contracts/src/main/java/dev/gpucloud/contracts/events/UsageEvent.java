@@ -22,7 +22,7 @@ public record UsageEvent(
     public UsageEvent {
         Require.text(allocationId, "allocationId");
         Require.text(jobId, "jobId");
-        Require.text(tenant, "tenant");
+        Tenants.require(tenant, "tenant");
         Require.text(nodeId, "nodeId");
         Require.present(from, "from");
         Require.present(to, "to");

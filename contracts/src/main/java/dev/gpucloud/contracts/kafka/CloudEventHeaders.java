@@ -33,10 +33,12 @@ public final class CloudEventHeaders {
 
     /** Reads the attributes; a missing or malformed one is a {@link MalformedEventException} naming it. */
     public static CloudEvent read(Headers headers) {
+        String id = text(headers, ID);
+        String type = text(headers, TYPE);
+        String source = text(headers, SOURCE);
         String time = text(headers, TIME);
         try {
-            return new CloudEvent(text(headers, ID), text(headers, TYPE), text(headers, SOURCE),
-                    Instant.parse(time));
+            return new CloudEvent(id, type, source, Instant.parse(time));
         } catch (DateTimeParseException e) {
             throw new MalformedEventException("header '" + TIME + "' is not an ISO-8601 time: " + time);
         } catch (IllegalArgumentException e) {
@@ -44,7 +46,7 @@ public final class CloudEventHeaders {
         }
     }
 
-    /** One header as text, or null. */
+    /** One header as text; a missing one is a {@link MalformedEventException} naming it. */
     public static String text(Headers headers, String name) {
         Header header = headers.lastHeader(name);
         if (header == null || header.value() == null) {

@@ -134,7 +134,7 @@ class MetricsFlowTest {
         assertThat(dead).containsOnlyKeys(malformed, missingField, noHeaders, wrongKey);
         assertThat(reason(dead, malformed)).startsWith("gpu.telemetry: Unexpected end-of-input");
         assertThat(reason(dead, missingField)).isEqualTo("gpu.telemetry: missing required field 'hostname'");
-        assertThat(reason(dead, noHeaders)).isEqualTo("gpu.telemetry: missing required header 'ce_time'");
+        assertThat(reason(dead, noHeaders)).isEqualTo("gpu.telemetry: missing required header 'ce_id'");
         assertThat(reason(dead, wrongKey)).isEqualTo("gpu.telemetry: key '" + wrongKey
                 + "' differs from field 'nodeId' '" + node("someone-else") + "'");
         assertThat(scrape()).doesNotContain(missingField).doesNotContain(noHeaders).doesNotContain(wrongKey);
@@ -163,7 +163,7 @@ class MetricsFlowTest {
         assertThat(dead).containsOnlyKeys(malformed, missingField, noHeaders, wrongKey);
         assertThat(reason(dead, malformed)).startsWith("gpu.inventory: not valid JSON");
         assertThat(reason(dead, missingField)).isEqualTo("gpu.inventory: missing required field 'zone'");
-        assertThat(reason(dead, noHeaders)).isEqualTo("gpu.inventory: missing required header 'ce_time'");
+        assertThat(reason(dead, noHeaders)).isEqualTo("gpu.inventory: missing required header 'ce_id'");
         assertThat(reason(dead, wrongKey)).contains("differs from field 'nodeId'");
 
         // The inventory consumer goes on: a later tombstone still removes a host's series.

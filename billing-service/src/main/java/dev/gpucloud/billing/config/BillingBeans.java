@@ -1,0 +1,74 @@
+package dev.gpucloud.billing.config;
+
+import dev.gpucloud.billing.fold.BillingPolicy;
+import dev.gpucloud.billing.fold.InvoiceCalculator;
+import dev.gpucloud.billing.fold.PriceCatalog;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.jboss.logging.Logger;
+
+/** Builds the plain-Java billing rules from configuration, once, and fails startup on a bad catalog. */
+@Singleton
+public class BillingBeans {
+
+    private static final Logger LOG = Logger.getLogger(BillingBeans.class);
+
+    /** The value of {@code gpucloud.billing.catalog-location} that selects the built-in catalog. */
+    public static final String BUILTIN = "builtin";
+
+    @Produces
+    @Singleton
+    BillingPolicy policy(BillingConfig config) {
+        return new BillingPolicy(config.minimumBillableSeconds());
+    }
+
+    @Produces
+    @Singleton
+    PriceCatalog catalog(BillingConfig config) {
+        PriceCatalog catalog;
+        String location = config.catalogLocation().strip();
+        if (location.equals(BUILTIN)) {
+            catalog = PriceCatalog.awsDefaults();
+        } else {
+            try {
+                String text = Files.readString(Path.of(location), StandardCharsets.UTF_8);
+                catalog = PriceCatalog.empty(PriceCatalog.awsDefaults().defaultMicrosPerGpuHour()).withEntries(text);
+            } catch (IOException e) {
+                throw new IllegalStateException("gpucloud.billing.catalog-location: cannot read " + location, e);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("gpucloud.billing.catalog-location " + location + ": " + e.getMessage(), e);
+            }
+        }
+        if (config.catalogOverrides().isPresent()) {
+            try {
+                catalog = catalog.withEntries(config.catalogOverrides().get());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("gpucloud.billing.catalog-overrides: " + e.getMessage(), e);
+            }
+        }
+        if (config.defaultRateMicrosPerGpuHour().isPresent()) {
+            catalog = catalog.withDefaultRate(config.defaultRateMicrosPerGpuHour().get());
+        }
+        LOG.infof("price catalog from %s: %d prices, default rate %d micro-USD per GPU-hour for unlisted models; %s",
+                location, catalog.size(), catalog.defaultMicrosPerGpuHour(), catalog);
+        return catalog;
+    }
+
+    /** Builds the catalog at startup, so a bad catalog stops the service before it consumes anything. */
+    void validateAtStartup(@Observes StartupEvent startup, InvoiceCalculator calculator) {
+        LOG.infof("billing: minimum %d s per allocation, %d catalog prices", calculator.policy().minimumSeconds(),
+                calculator.catalog().size());
+    }
+
+    @Produces
+    @Singleton
+    InvoiceCalculator calculator(BillingPolicy policy, PriceCatalog catalog) {
+        return new InvoiceCalculator(policy, catalog);
+    }
+}

@@ -1,0 +1,197 @@
+package dev.gpucloud.billing.fold;
+
+import dev.gpucloud.contracts.events.CapacityType;
+import dev.gpucloud.contracts.events.Sku;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Prices in micro-USD per GPU-hour by (GPU model, capacity type); a SKU costs its share of its GPU's
+ * price. A SKU the catalog cannot price exactly is still billed, never silently: at the model's on-demand
+ * price when only its capacity type is missing, else at the default rate, and the rate carries a flag.
+ * Immutable; the {@code with...} methods return a changed copy.
+ */
+public final class PriceCatalog {
+
+    /** Compute slices of an A100 or H100, which MIG splits into up to seven instances. */
+    public static final int DEFAULT_MIG_SLICES = 7;
+
+    private final Map<String, Map<CapacityType, Long>> prices;
+    private final Map<String, Integer> migSlices;
+    private final long defaultMicrosPerGpuHour;
+
+    private PriceCatalog(Map<String, Map<CapacityType, Long>> prices, Map<String, Integer> migSlices,
+            long defaultMicrosPerGpuHour) {
+        if (defaultMicrosPerGpuHour < 0) {
+            throw new IllegalArgumentException("default rate must be >= 0, was " + defaultMicrosPerGpuHour);
+        }
+        this.prices = prices;
+        this.migSlices = migSlices;
+        this.defaultMicrosPerGpuHour = defaultMicrosPerGpuHour;
+    }
+
+    /** A catalog that prices nothing: every SKU bills at {@code defaultMicrosPerGpuHour}, flagged. */
+    public static PriceCatalog empty(long defaultMicrosPerGpuHour) {
+        return new PriceCatalog(Map.of(), Map.of(), defaultMicrosPerGpuHour);
+    }
+
+    /**
+     * AWS EC2 us-east-1 Linux prices per GPU-hour (sources and dates in docs/billing.md): p4d.24xlarge
+     * $21.96/h for 8 A100-40GB and p5.48xlarge $55.04/h for 8 H100-80GB, both after the June 2025 price
+     * cut; g5.xlarge $1.006/h for one A10G; p3.2xlarge for one V100 at $3.06/h on demand, $1.84/h reserved
+     * (1 year) and $0.93/h spot. The default rate, for GPU models not listed, is the highest listed
+     * on-demand price, so an unknown SKU is never billed below a known one.
+     */
+    public static PriceCatalog awsDefaults() {
+        long a100 = MicroUsd.fromUsd("21.96") / 8;
+        long h100 = MicroUsd.fromUsd("55.04") / 8;
+        return empty(h100)
+                .withPrice(GpuModels.A100_40GB, CapacityType.ON_DEMAND, a100)
+                .withMigSlices(GpuModels.A100_40GB, DEFAULT_MIG_SLICES)
+                .withPrice(GpuModels.H100_80GB, CapacityType.ON_DEMAND, h100)
+                .withMigSlices(GpuModels.H100_80GB, DEFAULT_MIG_SLICES)
+                .withPrice(GpuModels.A10G, CapacityType.ON_DEMAND, MicroUsd.fromUsd("1.006"))
+                .withMigSlices(GpuModels.A10G, 0)
+                .withPrice(GpuModels.V100_16GB, CapacityType.ON_DEMAND, MicroUsd.fromUsd("3.06"))
+                .withPrice(GpuModels.V100_16GB, CapacityType.RESERVED, MicroUsd.fromUsd("1.84"))
+                .withPrice(GpuModels.V100_16GB, CapacityType.SPOT, MicroUsd.fromUsd("0.93"))
+                .withMigSlices(GpuModels.V100_16GB, 0);
+    }
+
+    /** This catalog with one price set (micro-USD per whole-GPU-hour). */
+    public PriceCatalog withPrice(String gpuModel, CapacityType capacityType, long microsPerGpuHour) {
+        requireModel(gpuModel);
+        if (capacityType == null) {
+            throw new IllegalArgumentException("capacity type of a price for '" + gpuModel + "' is missing");
+        }
+        if (microsPerGpuHour < 0) {
+            throw new IllegalArgumentException("price of " + gpuModel + "/" + capacityType + " must be >= 0, was "
+                    + microsPerGpuHour);
+        }
+        Map<String, Map<CapacityType, Long>> copy = new TreeMap<>(prices);
+        Map<CapacityType, Long> byType = new EnumMap<>(CapacityType.class);
+        byType.putAll(copy.getOrDefault(gpuModel, Map.of()));
+        byType.put(capacityType, microsPerGpuHour);
+        copy.put(gpuModel, Map.copyOf(byType));
+        return new PriceCatalog(Map.copyOf(copy), migSlices, defaultMicrosPerGpuHour);
+    }
+
+    /** This catalog with the number of MIG compute slices of a GPU model set; 0 means the model has no MIG. */
+    public PriceCatalog withMigSlices(String gpuModel, int slices) {
+        requireModel(gpuModel);
+        if (slices < 0 || slices > 64) {
+            throw new IllegalArgumentException("mig-slices of " + gpuModel + " must be within 0..64, was " + slices);
+        }
+        Map<String, Integer> copy = new TreeMap<>(migSlices);
+        copy.put(gpuModel, slices);
+        return new PriceCatalog(prices, Map.copyOf(copy), defaultMicrosPerGpuHour);
+    }
+
+    public PriceCatalog withDefaultRate(long microsPerGpuHour) {
+        return new PriceCatalog(prices, migSlices, microsPerGpuHour);
+    }
+
+    /**
+     * This catalog with entries applied, one per line or comma-separated: {@code MODEL/CAPACITY=MICROS}
+     * sets a price in micro-USD per GPU-hour (CAPACITY is ON_DEMAND, SPOT or RESERVED), and
+     * {@code MODEL/mig-slices=N} a model's MIG slice count. Blank lines and lines starting with # are
+     * skipped; anything else is an error that quotes the entry.
+     */
+    public PriceCatalog withEntries(String entries) {
+        PriceCatalog catalog = this;
+        for (String raw : entries.split("[,\\n]")) {
+            String entry = raw.strip();
+            if (entry.isEmpty() || entry.startsWith("#")) {
+                continue;
+            }
+            catalog = catalog.withEntry(entry);
+        }
+        return catalog;
+    }
+
+    private PriceCatalog withEntry(String entry) {
+        int equals = entry.indexOf('=');
+        int slash = equals < 0 ? -1 : entry.lastIndexOf('/', equals);
+        if (equals < 0 || slash <= 0) {
+            throw new IllegalArgumentException("catalog entry '" + entry + "' is not MODEL/CAPACITY=MICROS");
+        }
+        String model = entry.substring(0, slash).strip();
+        String what = entry.substring(slash + 1, equals).strip();
+        String value = entry.substring(equals + 1).strip();
+        long number;
+        try {
+            number = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("catalog entry '" + entry + "': '" + value + "' is not a whole number");
+        }
+        if (what.equalsIgnoreCase("mig-slices")) {
+            return withMigSlices(model, Math.toIntExact(number));
+        }
+        CapacityType type;
+        try {
+            type = CapacityType.valueOf(what.toUpperCase(Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("catalog entry '" + entry + "': capacity type '" + what
+                    + "' is not one of ON_DEMAND, SPOT, RESERVED (or mig-slices)");
+        }
+        return withPrice(model, type, number);
+    }
+
+    /** The price of one SKU-hour of {@code sku} bought as {@code capacityType}; flagged where not exact. */
+    public SkuRate rate(Sku sku, CapacityType capacityType) {
+        List<String> flags = new ArrayList<>();
+        Map<CapacityType, Long> byType = prices.get(sku.gpuModel());
+        long gpuHour;
+        if (byType == null) {
+            gpuHour = defaultMicrosPerGpuHour;
+            flags.add("GPU model '" + sku.gpuModel() + "' is not in the price catalog: billed at the default rate");
+        } else if (byType.containsKey(capacityType)) {
+            gpuHour = byType.get(capacityType);
+        } else if (byType.containsKey(CapacityType.ON_DEMAND)) {
+            gpuHour = byType.get(CapacityType.ON_DEMAND);
+            flags.add("no " + capacityType + " price for " + sku.gpuModel() + ": billed at its ON_DEMAND rate");
+        } else {
+            gpuHour = defaultMicrosPerGpuHour;
+            flags.add("no " + capacityType + " or ON_DEMAND price for " + sku.gpuModel()
+                    + ": billed at the default rate");
+        }
+        int slices = migSlices.getOrDefault(sku.gpuModel(), DEFAULT_MIG_SLICES);
+        Optional<SkuShare> share = SkuShare.of(sku, slices);
+        if (share.isEmpty()) {
+            flags.add("MIG profile '" + sku.migProfile() + "' does not fit " + sku.gpuModel() + " (" + slices
+                    + " MIG slices): billed as a whole GPU");
+        }
+        long rate = MicroUsd.scale(gpuHour, share.orElse(SkuShare.WHOLE));
+        return flags.isEmpty() ? SkuRate.priced(rate) : SkuRate.flagged(rate, String.join("; ", flags));
+    }
+
+    /** The listed price of a whole GPU-hour, if the catalog has this exact one. */
+    public Optional<Long> gpuHourPrice(String gpuModel, CapacityType capacityType) {
+        return Optional.ofNullable(prices.getOrDefault(gpuModel, Map.of()).get(capacityType));
+    }
+
+    /** The number of listed (model, capacity type) prices. */
+    public int size() {
+        return prices.values().stream().mapToInt(Map::size).sum();
+    }
+
+    public long defaultMicrosPerGpuHour() {
+        return defaultMicrosPerGpuHour;
+    }
+
+    private static void requireModel(String gpuModel) {
+        if (gpuModel == null || gpuModel.isBlank()) {
+            throw new IllegalArgumentException("GPU model of a catalog entry must not be blank");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PriceCatalog" + new TreeMap<>(prices) + " default " + defaultMicrosPerGpuHour;
+    }
+}

@@ -1,0 +1,249 @@
+package dev.gpucloud.billing.messaging;
+
+import static dev.gpucloud.billing.messaging.UsageTopic.header;
+import static dev.gpucloud.billing.messaging.UsageTopic.raw;
+import static dev.gpucloud.billing.messaging.UsageTopic.unique;
+import static dev.gpucloud.billing.messaging.UsageTopic.usage;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.nullValue;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gpucloud.billing.fold.GpuModels;
+import dev.gpucloud.contracts.events.CapacityType;
+import dev.gpucloud.contracts.events.CloudEvent;
+import dev.gpucloud.contracts.events.EventCodec;
+import dev.gpucloud.contracts.events.Sku;
+import dev.gpucloud.contracts.events.Topics;
+import dev.gpucloud.contracts.events.UsageEvent;
+import dev.gpucloud.contracts.kafka.EventRecords;
+import dev.gpucloud.testsupport.KafkaTestResource;
+import dev.gpucloud.testsupport.PostgresTestResource;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Usage records on the real broker become invoices in the real database, each counted once. */
+@QuarkusTest
+@WithTestResource(value = KafkaTestResource.class)
+@WithTestResource(value = PostgresTestResource.class,
+        initArgs = @ResourceArg(name = "database", value = "gpucloud_billing_test"))
+class UsageBillingFlowTest {
+
+    private static final Sku A100 = Sku.wholeGpu(GpuModels.A100_40GB);
+    private static final Instant T0 = Instant.parse("2025-06-10T08:00:00Z");
+    private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+    @Inject
+    Pool pool;
+
+    private UsageTopic topic;
+    private String tenant;
+    private String job;
+
+    @BeforeEach
+    void open() {
+        topic = new UsageTopic();
+        tenant = unique("t");
+        job = unique("job");
+    }
+
+    @AfterEach
+    void close() {
+        topic.close();
+    }
+
+    @Test
+    void duplicates_overlaps_and_reordering_are_billed_once() {
+        String alloc = unique("alloc");
+        UsageEvent first = a100(alloc, 0, 40);
+        CloudEvent firstEvent = CloudEvent.create(Topics.USAGE_EVENTS.eventType(), UsageTopic.SOURCE, Instant.now());
+
+        topic.send(first, firstEvent);
+        topic.send(first, firstEvent);            // a redelivery: the same ce_id
+        topic.send(a100(alloc, 0, 40));           // the same interval reported again under a new ce_id
+        topic.send(a100(alloc, 30, 70));          // an overlap
+        topic.send(a100(alloc, 100, 130));        // out of order...
+        topic.send(a100(alloc, 70, 100));         // ...and the gap filled late
+
+        awaitLedgerRows(alloc, 5);
+        // 130 s of one A100 at 2,745,000 micro-USD per hour = 99,125 micro-USD
+        given().queryParam("month", "2025-06").get("/invoices/{tenant}", tenant).then()
+                .statusCode(200)
+                .body("tenant", equalTo(tenant))
+                .body("month", equalTo("2025-06"))
+                .body("status", equalTo("OPEN"))
+                .body("lines", hasSize(1))
+                .body("lines[0].jobId", equalTo(job))
+                .body("lines[0].sku", equalTo("A100-SXM4-40GB"))
+                .body("lines[0].capacityType", equalTo("ON_DEMAND"))
+                .body("lines[0].seconds", equalTo(130))
+                .body("lines[0].rateMicrosPerHour", equalTo(2_745_000))
+                .body("lines[0].amountMicros", equalTo(99_125))
+                .body("lines[0].flag", nullValue())
+                .body("totalMicros", equalTo(99_125))
+                .body("total", equalTo("0.10"));
+    }
+
+    @Test
+    void a_gap_is_not_billed_and_a_short_allocation_bills_the_minimum() {
+        String gapped = unique("alloc");
+        String brief = unique("alloc");
+        topic.send(a100(gapped, 0, 100));
+        topic.send(a100(gapped, 400, 500));
+        topic.send(a100(brief, 0, 5));
+
+        awaitLedgerRows(gapped, 2);
+        awaitLedgerRows(brief, 1);
+        // 200 s + 60 s (the minimum for 5 s) of the same job and SKU: one line of 260 s
+        given().queryParam("month", "2025-06").get("/invoices/{tenant}", tenant).then()
+                .statusCode(200)
+                .body("lines", hasSize(1))
+                .body("lines[0].seconds", equalTo(260));
+    }
+
+    @Test
+    void usage_across_a_month_boundary_is_split_between_the_invoices() {
+        String alloc = unique("alloc");
+        topic.send(usage(tenant, job, alloc, Instant.parse("2025-05-31T23:58:00Z"),
+                Instant.parse("2025-06-01T00:03:00Z"), A100, 1, CapacityType.ON_DEMAND));
+
+        awaitLedgerRows(alloc, 1);
+        given().queryParam("month", "2025-05").get("/invoices/{tenant}", tenant).then()
+                .statusCode(200).body("lines[0].seconds", equalTo(120));
+        given().queryParam("month", "2025-06").get("/invoices/{tenant}", tenant).then()
+                .statusCode(200).body("lines[0].seconds", equalTo(180));
+        given().get("/invoices/{tenant}", tenant).then()
+                .statusCode(200)
+                .body("tenant", equalTo(tenant))
+                .body("months", contains("2025-05", "2025-06"));
+    }
+
+    @Test
+    void mig_slices_fractions_units_and_unknown_skus_are_rated() {
+        String mig = unique("alloc");
+        String fraction = unique("alloc");
+        String unknown = unique("alloc");
+        String spot = unique("alloc");
+        topic.send(usage(tenant, job, mig, T0, T0.plusSeconds(3600), new Sku(GpuModels.H100_80GB, "1g.10gb", 1000),
+                2, CapacityType.ON_DEMAND));
+        topic.send(usage(tenant, job, fraction, T0, T0.plusSeconds(7200), new Sku(GpuModels.A10G, null, 250),
+                1, CapacityType.ON_DEMAND));
+        topic.send(usage(tenant, job, unknown, T0, T0.plusSeconds(3600), Sku.wholeGpu("MI300X"),
+                1, CapacityType.ON_DEMAND));
+        topic.send(usage(tenant, job, spot, T0, T0.plusSeconds(3600), Sku.wholeGpu(GpuModels.V100_16GB),
+                1, CapacityType.SPOT));
+
+        for (String alloc : List.of(mig, fraction, unknown, spot)) {
+            awaitLedgerRows(alloc, 1);
+        }
+        given().queryParam("month", "2025-06").get("/invoices/{tenant}", tenant).then()
+                .statusCode(200)
+                .body("lines", hasSize(4))
+                .body("lines.find { it.sku == 'H100-SXM5-80GB/mig-1g.10gb' }.seconds", equalTo(7200))
+                .body("lines.find { it.sku == 'H100-SXM5-80GB/mig-1g.10gb' }.rateMicrosPerHour", equalTo(982_857))
+                .body("lines.find { it.sku == 'H100-SXM5-80GB/mig-1g.10gb' }.amountMicros", equalTo(1_965_714))
+                .body("lines.find { it.sku == 'A10G/250m' }.amountMicros", equalTo(503_000))
+                .body("lines.find { it.sku == 'V100-SXM2-16GB' }.amountMicros", equalTo(930_000))
+                .body("lines.find { it.sku == 'V100-SXM2-16GB' }.flag", nullValue())
+                .body("lines.find { it.sku == 'MI300X' }.amountMicros", equalTo(6_880_000))
+                .body("lines.find { it.sku == 'MI300X' }.flag", containsString("not in the price catalog"))
+                .body("totalMicros", equalTo(1_965_714 + 503_000 + 930_000 + 6_880_000))
+                .body("total", equalTo("10.28"));
+    }
+
+    @Test
+    void bad_and_hostile_records_are_dead_lettered_with_the_reason_and_the_consumer_goes_on() throws Exception {
+        String alloc = unique("alloc");
+        UsageEvent good = a100(alloc, 0, 60);
+        ObjectNode missingTenant = (ObjectNode) EventCodec.mapper().readTree(EventCodec.encode(a100(alloc, 60, 120)));
+        missingTenant.remove("tenant");
+        ProducerRecord<String, byte[]> malformed = withHeaders(raw(alloc, "{\"allocationId\": \"" + alloc + "\", oops"));
+        ProducerRecord<String, byte[]> noTenant = withHeaders(raw(alloc, missingTenant.toString()));
+        ProducerRecord<String, byte[]> noHeaders = raw(alloc, EventCodec.encodeToString(a100(alloc, 60, 120)));
+        UsageEvent otherTenant = usage(unique("t"), job, alloc, T0.plusSeconds(60), T0.plusSeconds(120), A100, 1,
+                CapacityType.ON_DEMAND);
+
+        try (UsageTopic.DeadLetters deadLetters = topic.deadLetters()) {
+            topic.send(good);
+            topic.sendRaw(malformed);
+            topic.sendRaw(noTenant);
+            topic.sendRaw(noHeaders);
+            topic.send(otherTenant);
+            topic.sendRaw(EventRecords.record(Topics.USAGE_EVENTS, alloc, a100(unique("alloc"), 60, 120),
+                    UsageTopic.SOURCE));
+            topic.send(usage("Not A Tenant", job, alloc, T0.plusSeconds(60), T0.plusSeconds(120), A100, 1,
+                    CapacityType.ON_DEMAND));
+            ObjectNode oversized = (ObjectNode) EventCodec.mapper().readTree(EventCodec.encode(a100(alloc, 60, 120)));
+            oversized.put("jobId", "j".repeat(100_000));
+            topic.sendRaw(withHeaders(raw(alloc, oversized.toString())));
+            topic.send(a100(alloc, 60, 90)); // same key, same partition: only billed if the consumer went on
+
+            List<ConsumerRecord<String, byte[]>> dead = await().atMost(PATIENCE).pollInterval(Duration.ZERO)
+                    .until(() -> deadLetters.withKey(alloc), records -> records.size() >= 7);
+
+            assertThat(dead).hasSize(7);
+            assertThat(dead).map(r -> header(r, "dead-letter-reason")).satisfiesExactly(
+                    reason -> assertThat(reason).contains("usage.events").contains("not valid JSON"),
+                    reason -> assertThat(reason).contains("usage.events").contains("'tenant'"),
+                    reason -> assertThat(reason).contains("usage.events").contains("'ce_"),
+                    reason -> assertThat(reason).contains("conflicts with its first report")
+                            .contains("field 'tenant'"),
+                    reason -> assertThat(reason).contains("key must be the allocationId"),
+                    reason -> assertThat(reason).contains("usage.events").contains("field 'tenant' must be"),
+                    reason -> assertThat(reason).contains("usage.events").containsIgnoringCase("length"));
+            assertThat(dead).allSatisfy(r -> {
+                assertThat(header(r, "dead-letter-topic")).isEqualTo("usage.events");
+                assertThat(header(r, "dead-letter-offset")).isNotBlank();
+            });
+        }
+        awaitLedgerRows(alloc, 2);
+        given().queryParam("month", "2025-06").get("/invoices/{tenant}", tenant).then()
+                .statusCode(200)
+                .body("lines", hasSize(1))
+                .body("lines[0].seconds", equalTo(90));
+        // the refused report billed nothing to the tenant it named
+        given().get("/invoices/{tenant}", otherTenant.tenant()).then()
+                .statusCode(200).body("months", empty());
+        given().get("/invoices/{tenant}", tenant).then()
+                .statusCode(200).body("months", not(empty()));
+    }
+
+    private UsageEvent a100(String alloc, long fromSeconds, long toSeconds) {
+        return usage(tenant, job, alloc, T0.plusSeconds(fromSeconds), T0.plusSeconds(toSeconds), A100, 1,
+                CapacityType.ON_DEMAND);
+    }
+
+    private static ProducerRecord<String, byte[]> withHeaders(ProducerRecord<String, byte[]> record) {
+        dev.gpucloud.contracts.kafka.CloudEventHeaders.write(record.headers(),
+                CloudEvent.create(Topics.USAGE_EVENTS.eventType(), UsageTopic.SOURCE, Instant.now()));
+        return record;
+    }
+
+    /** Waits until the ledger holds {@code rows} events of the allocation: all of them are then applied. */
+    private void awaitLedgerRows(String alloc, long rows) {
+        await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> assertThat(
+                pool.preparedQuery("SELECT count(*) AS n FROM usage_ledger WHERE allocation_id = $1")
+                        .execute(Tuple.of(alloc)).await().atMost(Duration.ofSeconds(10))
+                        .iterator().next().getLong("n"))
+                .as("ledger rows of %s", alloc).isEqualTo(rows));
+    }
+}
