@@ -28,7 +28,7 @@ assemble() {
 
 java_kafka() { java -Xmx"$KAFKA_HEAP" -cp "$LIB/*" "$@"; }
 
-contracts_jar() { ls "$ROOT"/contracts/target/contracts-*.jar 2>/dev/null | grep -v sources | head -1; }
+contracts_jar() { ls "$ROOT"/contracts/target/contracts-*.jar 2>/dev/null | grep -v sources | head -1 || true; }
 
 ensure_topics() {
   local jar; jar="$(contracts_jar)"
