@@ -189,6 +189,11 @@ class JobServiceTest {
 
     @Test
     void job_without_a_fitting_host_stays_pending_and_says_why() {
+        String nodeId = "node-other-" + model;
+        kafka.send(EventRecords.record(Topics.GPU_INVENTORY, nodeId, host(nodeId, 2), "test"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> ClusterServiceGrpc.newBlockingStub(channel)
+                .listNodes(ListNodesRequest.newBuilder().setGpuModel(model).build()).getNodesCount() == 1);
+
         String id = submit(spec(1).clearGpuModels().addGpuModels("NO-SUCH-GPU")).getJob().getJobId();
 
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(job(id).getReason())
