@@ -1,5 +1,6 @@
 package dev.gpucloud.billing.fold;
 
+import dev.gpucloud.contracts.events.GpuModels;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.Sku;
 import java.util.ArrayList;
@@ -51,16 +52,16 @@ public final class PriceCatalog {
         long a100 = MicroUsd.fromUsd("21.96") / 8;
         long h100 = MicroUsd.fromUsd("55.04") / 8;
         return empty(h100)
-                .withPrice(GpuModels.A100_40GB, CapacityType.ON_DEMAND, a100)
-                .withMigSlices(GpuModels.A100_40GB, DEFAULT_MIG_SLICES)
-                .withPrice(GpuModels.H100_80GB, CapacityType.ON_DEMAND, h100)
-                .withMigSlices(GpuModels.H100_80GB, DEFAULT_MIG_SLICES)
+                .withPrice(GpuModels.A100_SXM4_40GB, CapacityType.ON_DEMAND, a100)
+                .withMigSlices(GpuModels.A100_SXM4_40GB, DEFAULT_MIG_SLICES)
+                .withPrice(GpuModels.H100_SXM5_80GB, CapacityType.ON_DEMAND, h100)
+                .withMigSlices(GpuModels.H100_SXM5_80GB, DEFAULT_MIG_SLICES)
                 .withPrice(GpuModels.A10G, CapacityType.ON_DEMAND, MicroUsd.fromUsd("1.006"))
                 .withMigSlices(GpuModels.A10G, 0)
-                .withPrice(GpuModels.V100_16GB, CapacityType.ON_DEMAND, MicroUsd.fromUsd("3.06"))
-                .withPrice(GpuModels.V100_16GB, CapacityType.RESERVED, MicroUsd.fromUsd("1.84"))
-                .withPrice(GpuModels.V100_16GB, CapacityType.SPOT, MicroUsd.fromUsd("0.93"))
-                .withMigSlices(GpuModels.V100_16GB, 0);
+                .withPrice(GpuModels.V100_SXM2_16GB, CapacityType.ON_DEMAND, MicroUsd.fromUsd("3.06"))
+                .withPrice(GpuModels.V100_SXM2_16GB, CapacityType.RESERVED, MicroUsd.fromUsd("1.84"))
+                .withPrice(GpuModels.V100_SXM2_16GB, CapacityType.SPOT, MicroUsd.fromUsd("0.93"))
+                .withMigSlices(GpuModels.V100_SXM2_16GB, 0);
     }
 
     /** This catalog with one price set (micro-USD per whole-GPU-hour). */

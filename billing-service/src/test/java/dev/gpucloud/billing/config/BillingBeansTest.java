@@ -3,7 +3,7 @@ package dev.gpucloud.billing.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.gpucloud.billing.fold.GpuModels;
+import dev.gpucloud.contracts.events.GpuModels;
 import dev.gpucloud.billing.fold.PriceCatalog;
 import dev.gpucloud.billing.fold.SkuRate;
 import dev.gpucloud.contracts.events.CapacityType;
@@ -25,7 +25,7 @@ class BillingBeansTest {
     void the_builtin_catalog_is_the_default() {
         PriceCatalog catalog = beans.catalog(config("builtin", null, null));
 
-        assertThat(catalog.rate(Sku.wholeGpu(GpuModels.A100_40GB), CapacityType.ON_DEMAND))
+        assertThat(catalog.rate(Sku.wholeGpu(GpuModels.A100_SXM4_40GB), CapacityType.ON_DEMAND))
                 .isEqualTo(SkuRate.priced(2_745_000));
     }
 
@@ -37,8 +37,8 @@ class BillingBeansTest {
         PriceCatalog catalog = beans.catalog(config(file.toString(), "A100-SXM4-40GB/SPOT=700000", 1_000_000L));
 
         assertThat(catalog.size()).isEqualTo(2);
-        assertThat(catalog.rate(Sku.wholeGpu(GpuModels.A100_40GB), CapacityType.SPOT)).isEqualTo(SkuRate.priced(700_000));
-        assertThat(catalog.rate(Sku.wholeGpu(GpuModels.H100_80GB), CapacityType.ON_DEMAND).microsPerHour())
+        assertThat(catalog.rate(Sku.wholeGpu(GpuModels.A100_SXM4_40GB), CapacityType.SPOT)).isEqualTo(SkuRate.priced(700_000));
+        assertThat(catalog.rate(Sku.wholeGpu(GpuModels.H100_SXM5_80GB), CapacityType.ON_DEMAND).microsPerHour())
                 .isEqualTo(1_000_000);
     }
 

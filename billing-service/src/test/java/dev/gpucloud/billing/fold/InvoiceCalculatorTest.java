@@ -1,5 +1,6 @@
 package dev.gpucloud.billing.fold;
 
+import dev.gpucloud.contracts.events.GpuModels;
 import static dev.gpucloud.billing.fold.Usage.JUNE;
 import static dev.gpucloud.billing.fold.Usage.MAY;
 import static dev.gpucloud.billing.fold.Usage.iv;
@@ -30,7 +31,7 @@ class InvoiceCalculatorTest {
                 mkA100("alloc-1", "job-1", iv(0, 100)),
                 mkA100("alloc-2", "job-1", iv(0, 50)),
                 mkA100("alloc-3", "job-2", iv(0, 120)),
-                mkAllocation("alloc-4", "job-1", Sku.wholeGpu(GpuModels.V100_16GB), 1, SPOT, iv(0, 3600))));
+                mkAllocation("alloc-4", "job-1", Sku.wholeGpu(GpuModels.V100_SXM2_16GB), 1, SPOT, iv(0, 3600))));
 
         assertThat(invoice.lines()).containsExactly(
                 new InvoiceLine("job-1", "A100-SXM4-40GB", ON_DEMAND, 160, 2_745_000, 122_000, null),
@@ -43,7 +44,7 @@ class InvoiceCalculatorTest {
     @Test
     void units_multiply_an_allocations_seconds() {
         Invoice invoice = calculator.invoice("acme", JUNE, List.of(
-                mkAllocation("alloc-1", "job-1", Sku.wholeGpu(GpuModels.H100_80GB), 8, ON_DEMAND, iv(0, 3600))));
+                mkAllocation("alloc-1", "job-1", Sku.wholeGpu(GpuModels.H100_SXM5_80GB), 8, ON_DEMAND, iv(0, 3600))));
 
         assertThat(invoice.lines()).singleElement().satisfies(line -> {
             assertThat(line.seconds()).isEqualTo(8 * 3600);
@@ -62,7 +63,7 @@ class InvoiceCalculatorTest {
     @Test
     void a_mig_slice_is_billed_at_its_share() {
         Invoice invoice = calculator.invoice("acme", JUNE, List.of(mkAllocation("alloc-1", "job-1",
-                new Sku(GpuModels.H100_80GB, "1g.10gb", 1000), 2, ON_DEMAND, iv(0, 3600))));
+                new Sku(GpuModels.H100_SXM5_80GB, "1g.10gb", 1000), 2, ON_DEMAND, iv(0, 3600))));
 
         assertThat(invoice.lines()).singleElement().satisfies(line -> {
             assertThat(line.sku()).isEqualTo("H100-SXM5-80GB/mig-1g.10gb");

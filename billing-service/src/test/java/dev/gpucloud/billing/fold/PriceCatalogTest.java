@@ -1,9 +1,10 @@
 package dev.gpucloud.billing.fold;
 
-import static dev.gpucloud.billing.fold.GpuModels.A100_40GB;
-import static dev.gpucloud.billing.fold.GpuModels.A10G;
-import static dev.gpucloud.billing.fold.GpuModels.H100_80GB;
-import static dev.gpucloud.billing.fold.GpuModels.V100_16GB;
+import dev.gpucloud.contracts.events.GpuModels;
+import static dev.gpucloud.contracts.events.GpuModels.A100_SXM4_40GB;
+import static dev.gpucloud.contracts.events.GpuModels.A10G;
+import static dev.gpucloud.contracts.events.GpuModels.H100_SXM5_80GB;
+import static dev.gpucloud.contracts.events.GpuModels.V100_SXM2_16GB;
 import static dev.gpucloud.contracts.events.CapacityType.ON_DEMAND;
 import static dev.gpucloud.contracts.events.CapacityType.RESERVED;
 import static dev.gpucloud.contracts.events.CapacityType.SPOT;
@@ -25,22 +26,22 @@ class PriceCatalogTest {
     static Stream<Arguments> priced() {
         return Stream.of(
                 Arguments.of("an A100 is a p4d.24xlarge's price over its 8 GPUs",
-                        Sku.wholeGpu(A100_40GB), ON_DEMAND, 2_745_000),
+                        Sku.wholeGpu(A100_SXM4_40GB), ON_DEMAND, 2_745_000),
                 Arguments.of("an H100 is a p5.48xlarge's price over its 8 GPUs",
-                        Sku.wholeGpu(H100_80GB), ON_DEMAND, 6_880_000),
+                        Sku.wholeGpu(H100_SXM5_80GB), ON_DEMAND, 6_880_000),
                 Arguments.of("an A10G is a g5.xlarge's price", Sku.wholeGpu(A10G), ON_DEMAND, 1_006_000),
-                Arguments.of("a V100 on demand is a p3.2xlarge's price", Sku.wholeGpu(V100_16GB), ON_DEMAND, 3_060_000),
-                Arguments.of("a reserved V100 has its own price", Sku.wholeGpu(V100_16GB), RESERVED, 1_840_000),
-                Arguments.of("a spot V100 has its own price", Sku.wholeGpu(V100_16GB), SPOT, 930_000),
+                Arguments.of("a V100 on demand is a p3.2xlarge's price", Sku.wholeGpu(V100_SXM2_16GB), ON_DEMAND, 3_060_000),
+                Arguments.of("a reserved V100 has its own price", Sku.wholeGpu(V100_SXM2_16GB), RESERVED, 1_840_000),
+                Arguments.of("a spot V100 has its own price", Sku.wholeGpu(V100_SXM2_16GB), SPOT, 930_000),
                 Arguments.of("a MIG slice costs its share of the GPU: 1g.10gb is 1/7 of an H100",
-                        new Sku(H100_80GB, "1g.10gb", 1000), ON_DEMAND, 982_857),
+                        new Sku(H100_SXM5_80GB, "1g.10gb", 1000), ON_DEMAND, 982_857),
                 Arguments.of("a 3g.20gb slice is 3/7 of an A100, rounded half-even to the micro-USD",
-                        new Sku(A100_40GB, "3g.20gb", 1000), ON_DEMAND, 1_176_429),
+                        new Sku(A100_SXM4_40GB, "3g.20gb", 1000), ON_DEMAND, 1_176_429),
                 Arguments.of("a full 7g.40gb slice is the whole A100",
-                        new Sku(A100_40GB, "7g.40gb", 1000), ON_DEMAND, 2_745_000),
+                        new Sku(A100_SXM4_40GB, "7g.40gb", 1000), ON_DEMAND, 2_745_000),
                 Arguments.of("a GPU fraction costs milliGpu/1000 of the GPU: 250m of an A10G",
                         new Sku(A10G, null, 250), ON_DEMAND, 251_500),
-                Arguments.of("a fraction of an A100: 125m", new Sku(A100_40GB, null, 125), ON_DEMAND, 343_125));
+                Arguments.of("a fraction of an A100: 125m", new Sku(A100_SXM4_40GB, null, 125), ON_DEMAND, 343_125));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -59,13 +60,13 @@ class PriceCatalogTest {
                 Arguments.of("an unknown model's fraction is the default rate's share",
                         new Sku("MI300X", null, 500), SPOT, 3_440_000, "not in the price catalog"),
                 Arguments.of("a capacity type without a price falls back to on-demand, flagged",
-                        Sku.wholeGpu(A100_40GB), SPOT, 2_745_000, "no SPOT price for A100-SXM4-40GB"),
+                        Sku.wholeGpu(A100_SXM4_40GB), SPOT, 2_745_000, "no SPOT price for A100-SXM4-40GB"),
                 Arguments.of("a MIG profile on a GPU without MIG bills as a whole GPU, flagged",
-                        new Sku(V100_16GB, "1g.10gb", 1000), ON_DEMAND, 3_060_000, "does not fit V100-SXM2-16GB"),
+                        new Sku(V100_SXM2_16GB, "1g.10gb", 1000), ON_DEMAND, 3_060_000, "does not fit V100-SXM2-16GB"),
                 Arguments.of("a MIG profile that is not <n>g.<m>gb bills as a whole GPU, flagged",
-                        new Sku(H100_80GB, "half", 1000), ON_DEMAND, 6_880_000, "MIG profile 'half'"),
+                        new Sku(H100_SXM5_80GB, "half", 1000), ON_DEMAND, 6_880_000, "MIG profile 'half'"),
                 Arguments.of("a MIG profile with more slices than the GPU bills as a whole GPU, flagged",
-                        new Sku(A100_40GB, "8g.40gb", 1000), ON_DEMAND, 2_745_000, "7 MIG slices"));
+                        new Sku(A100_SXM4_40GB, "8g.40gb", 1000), ON_DEMAND, 2_745_000, "7 MIG slices"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -86,9 +87,9 @@ class PriceCatalogTest {
                 A10G/mig-slices=0, H100-SXM5-80GB/on-demand=7000000
                 """);
 
-        assertThat(catalog.rate(Sku.wholeGpu(A100_40GB), SPOT)).isEqualTo(SkuRate.priced(1_100_000));
-        assertThat(catalog.rate(Sku.wholeGpu(H100_80GB), ON_DEMAND)).isEqualTo(SkuRate.priced(7_000_000));
-        assertThat(catalog.rate(Sku.wholeGpu(A100_40GB), ON_DEMAND)).isEqualTo(SkuRate.priced(2_745_000));
+        assertThat(catalog.rate(Sku.wholeGpu(A100_SXM4_40GB), SPOT)).isEqualTo(SkuRate.priced(1_100_000));
+        assertThat(catalog.rate(Sku.wholeGpu(H100_SXM5_80GB), ON_DEMAND)).isEqualTo(SkuRate.priced(7_000_000));
+        assertThat(catalog.rate(Sku.wholeGpu(A100_SXM4_40GB), ON_DEMAND)).isEqualTo(SkuRate.priced(2_745_000));
         assertThat(catalog.size()).isEqualTo(CATALOG.size() + 1);
     }
 

@@ -1,5 +1,6 @@
 package dev.gpucloud.billing.fold;
 
+import dev.gpucloud.contracts.events.GpuModels;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.Sku;
 import dev.gpucloud.contracts.events.UsageEvent;
@@ -42,12 +43,12 @@ final class Usage {
     }
 
     static MeteredAllocation mkA100(String id, String job, Interval... usage) {
-        return mkAllocation(id, job, Sku.wholeGpu(GpuModels.A100_40GB), 1, CapacityType.ON_DEMAND, usage);
+        return mkAllocation(id, job, Sku.wholeGpu(GpuModels.A100_SXM4_40GB), 1, CapacityType.ON_DEMAND, usage);
     }
 
     static UsageEvent mkEvent(String allocation, String tenant, Interval interval) {
         return new UsageEvent(allocation, "job-1", tenant, "node-1", interval.from(), interval.to(),
-                Sku.wholeGpu(GpuModels.A100_40GB), 1, CapacityType.ON_DEMAND, "us-east-1a");
+                Sku.wholeGpu(GpuModels.A100_SXM4_40GB), 1, CapacityType.ON_DEMAND, "us-east-1a");
     }
 
     /** Every ordering of a list. */

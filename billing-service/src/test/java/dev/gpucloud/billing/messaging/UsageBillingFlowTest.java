@@ -16,7 +16,7 @@ import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.nullValue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.gpucloud.billing.fold.GpuModels;
+import dev.gpucloud.contracts.events.GpuModels;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.CloudEvent;
 import dev.gpucloud.contracts.events.EventCodec;
@@ -48,7 +48,7 @@ import org.junit.jupiter.api.Test;
         initArgs = @ResourceArg(name = "database", value = "gpucloud_billing_test"))
 class UsageBillingFlowTest {
 
-    private static final Sku A100 = Sku.wholeGpu(GpuModels.A100_40GB);
+    private static final Sku A100 = Sku.wholeGpu(GpuModels.A100_SXM4_40GB);
     private static final Instant T0 = Instant.parse("2025-06-10T08:00:00Z");
     private static final Duration PATIENCE = Duration.ofSeconds(60);
 
@@ -143,13 +143,13 @@ class UsageBillingFlowTest {
         String fraction = unique("alloc");
         String unknown = unique("alloc");
         String spot = unique("alloc");
-        topic.send(usage(tenant, job, mig, T0, T0.plusSeconds(3600), new Sku(GpuModels.H100_80GB, "1g.10gb", 1000),
+        topic.send(usage(tenant, job, mig, T0, T0.plusSeconds(3600), new Sku(GpuModels.H100_SXM5_80GB, "1g.10gb", 1000),
                 2, CapacityType.ON_DEMAND));
         topic.send(usage(tenant, job, fraction, T0, T0.plusSeconds(7200), new Sku(GpuModels.A10G, null, 250),
                 1, CapacityType.ON_DEMAND));
         topic.send(usage(tenant, job, unknown, T0, T0.plusSeconds(3600), Sku.wholeGpu("MI300X"),
                 1, CapacityType.ON_DEMAND));
-        topic.send(usage(tenant, job, spot, T0, T0.plusSeconds(3600), Sku.wholeGpu(GpuModels.V100_16GB),
+        topic.send(usage(tenant, job, spot, T0, T0.plusSeconds(3600), Sku.wholeGpu(GpuModels.V100_SXM2_16GB),
                 1, CapacityType.SPOT));
 
         for (String alloc : List.of(mig, fraction, unknown, spot)) {
@@ -190,8 +190,10 @@ class UsageBillingFlowTest {
             topic.send(otherTenant);
             topic.sendRaw(EventRecords.record(Topics.USAGE_EVENTS, alloc, a100(unique("alloc"), 60, 120),
                     UsageTopic.SOURCE));
-            topic.send(usage("Not A Tenant", job, alloc, T0.plusSeconds(60), T0.plusSeconds(120), A100, 1,
-                    CapacityType.ON_DEMAND));
+            // The contract refuses to build such an event, so a hostile producer writes the JSON itself.
+            ObjectNode badTenant = (ObjectNode) EventCodec.mapper().readTree(EventCodec.encode(a100(alloc, 60, 120)));
+            badTenant.put("tenant", "Not A Tenant");
+            topic.sendRaw(withHeaders(raw(alloc, badTenant.toString())));
             ObjectNode oversized = (ObjectNode) EventCodec.mapper().readTree(EventCodec.encode(a100(alloc, 60, 120)));
             oversized.put("jobId", "j".repeat(100_000));
             topic.sendRaw(withHeaders(raw(alloc, oversized.toString())));

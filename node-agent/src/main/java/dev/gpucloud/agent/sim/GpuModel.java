@@ -1,15 +1,17 @@
 package dev.gpucloud.agent.sim;
 
+import dev.gpucloud.contracts.events.GpuModels;
+
 /**
  * The GPU models the simulation knows, with the figures its readings are drawn around: memory,
  * power limit (TDP) and idle draw, clocks, whether the memory reports a temperature (HBM does,
  * GDDR does not), and the MIG slice a MIG-enabled GPU is cut into (seven of them).
  */
 public enum GpuModel {
-    A100_SXM4_40GB("A100-SXM4-40GB", 40_960, 400, 55, 1410, 1215, true, "1g.5gb", 4_864),
-    H100_SXM5_80GB("H100-SXM5-80GB", 81_559, 700, 70, 1980, 2619, true, "1g.10gb", 9_856),
-    A10G("A10G", 23_028, 300, 25, 1710, 6251, false, null, 0),
-    V100_SXM2_16GB("V100-SXM2-16GB", 16_384, 300, 40, 1530, 877, true, null, 0);
+    A100_SXM4_40GB(GpuModels.A100_SXM4_40GB, 40_960, 400, 55, 1410, 1215, true, "1g.5gb", 4_864),
+    H100_SXM5_80GB(GpuModels.H100_SXM5_80GB, 81_559, 700, 70, 1980, 2619, true, "1g.10gb", 9_856),
+    A10G(GpuModels.A10G, 23_028, 300, 25, 1710, 6251, false, null, 0),
+    V100_SXM2_16GB(GpuModels.V100_SXM2_16GB, 16_384, 300, 40, 1530, 877, true, null, 0);
 
     /** How many instances a MIG-enabled GPU is cut into (the smallest profile, seven per GPU). */
     public static final int MIG_SLICES = 7;
