@@ -26,7 +26,7 @@ assemble() {
   fi
 }
 
-java_kafka() { java -Xmx"$KAFKA_HEAP" -cp "$LIB/*" "$@"; }
+java_kafka() { java -Xmx"$KAFKA_HEAP" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$LIB/*" "$@"; }
 
 contracts_jar() { ls "$ROOT"/contracts/target/contracts-*.jar 2>/dev/null | grep -v sources | head -1 || true; }
 
