@@ -1,9 +1,10 @@
 package dev.gpucloud.billing.messaging;
 
-import static dev.gpucloud.billing.messaging.UsageTopic.header;
 import static dev.gpucloud.billing.messaging.UsageTopic.raw;
 import static dev.gpucloud.billing.messaging.UsageTopic.unique;
 import static dev.gpucloud.billing.messaging.UsageTopic.usage;
+import static dev.gpucloud.billing.messaging.UsageTopic.withHeaders;
+import static dev.gpucloud.testsupport.TopicTail.header;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -26,6 +27,7 @@ import dev.gpucloud.contracts.events.UsageEvent;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.testsupport.KafkaTestResource;
 import dev.gpucloud.testsupport.PostgresTestResource;
+import dev.gpucloud.testsupport.TopicTail;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -182,7 +184,7 @@ class UsageBillingFlowTest {
         UsageEvent otherTenant = usage(unique("t"), job, alloc, T0.plusSeconds(60), T0.plusSeconds(120), A100, 1,
                 CapacityType.ON_DEMAND);
 
-        try (UsageTopic.DeadLetters deadLetters = topic.deadLetters()) {
+        try (TopicTail deadLetters = topic.deadLetters()) {
             topic.send(good);
             topic.sendRaw(malformed);
             topic.sendRaw(noTenant);
@@ -199,11 +201,11 @@ class UsageBillingFlowTest {
             topic.sendRaw(withHeaders(raw(alloc, oversized.toString())));
             topic.send(a100(alloc, 60, 90)); // same key, same partition: only billed if the consumer went on
 
-            List<ConsumerRecord<String, byte[]>> dead = await().atMost(PATIENCE).pollInterval(Duration.ZERO)
-                    .until(() -> deadLetters.withKey(alloc), records -> records.size() >= 7);
+            List<ConsumerRecord<String, byte[]>> dead = deadLetters.until(r -> alloc.equals(r.key()),
+                    records -> records.size() >= 7, PATIENCE);
 
             assertThat(dead).hasSize(7);
-            assertThat(dead).map(r -> header(r, "dead-letter-reason")).satisfiesExactly(
+            assertThat(dead).map(TopicTail::deadLetterReason).satisfiesExactly(
                     reason -> assertThat(reason).contains("usage.events").contains("not valid JSON"),
                     reason -> assertThat(reason).contains("usage.events").contains("'tenant'"),
                     reason -> assertThat(reason).contains("usage.events").contains("'ce_"),
@@ -232,12 +234,6 @@ class UsageBillingFlowTest {
     private UsageEvent a100(String alloc, long fromSeconds, long toSeconds) {
         return usage(tenant, job, alloc, T0.plusSeconds(fromSeconds), T0.plusSeconds(toSeconds), A100, 1,
                 CapacityType.ON_DEMAND);
-    }
-
-    private static ProducerRecord<String, byte[]> withHeaders(ProducerRecord<String, byte[]> record) {
-        dev.gpucloud.contracts.kafka.CloudEventHeaders.write(record.headers(),
-                CloudEvent.create(Topics.USAGE_EVENTS.eventType(), UsageTopic.SOURCE, Instant.now()));
-        return record;
     }
 
     /** Waits until the ledger holds {@code rows} events of the allocation: all of them are then applied. */

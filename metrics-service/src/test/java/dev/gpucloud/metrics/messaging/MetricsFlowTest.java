@@ -1,5 +1,6 @@
 package dev.gpucloud.metrics.messaging;
 
+import static dev.gpucloud.testsupport.RawRecords.withValue;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -15,20 +16,20 @@ import dev.gpucloud.contracts.events.TelemetrySample;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.testsupport.KafkaTestResource;
+import dev.gpucloud.testsupport.TestKafka;
+import dev.gpucloud.testsupport.TopicTail;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,14 +47,11 @@ class MetricsFlowTest {
     private static final String SOURCE = "urn:gpucloud:test:metrics-service";
     private static final Duration PATIENCE = Duration.ofSeconds(60);
 
-    @ConfigProperty(name = "kafka.bootstrap.servers")
-    String bootstrap;
-
-    private KafkaClient kafka;
+    private TestKafka kafka;
 
     @BeforeEach
     void connect() {
-        kafka = new KafkaClient(bootstrap);
+        kafka = new TestKafka();
     }
 
     @AfterEach
@@ -114,22 +112,22 @@ class MetricsFlowTest {
     void bad_telemetry_is_dead_lettered_with_its_reason_and_the_consumer_goes_on() {
         String canary = node("canary");
         awaitSeries(canary, () -> assertThat(scrape()).contains(gpuUuid(canary, 0)));
-        Map<TopicPartition, Long> from = kafka.endOffsets(Topics.GPU_TELEMETRY.deadLetterTopic());
+        TopicTail deadLetters = kafka.deadLetters(Topics.GPU_TELEMETRY);
 
         String malformed = node("t-malformed");
         String missingField = node("t-missing");
         String noHeaders = node("t-noheaders");
         String wrongKey = node("t-wrongkey");
         kafka.send(withValue(EventRecords.record(Topics.GPU_TELEMETRY, malformed, sample(malformed, Instant.now()), SOURCE),
-                ("{\"nodeId\": \"" + malformed + "\", \"gpus\": [").getBytes(StandardCharsets.UTF_8)));
+                "{\"nodeId\": \"" + malformed + "\", \"gpus\": ["));
         kafka.send(withValue(EventRecords.record(Topics.GPU_TELEMETRY, missingField, sample(missingField, Instant.now()), SOURCE),
                 without(sample(missingField, Instant.now()), "hostname")));
         kafka.send(new ProducerRecord<>(Topics.GPU_TELEMETRY.name(), noHeaders,
                 EventCodec.encode(sample(noHeaders, Instant.now()))));
         kafka.send(EventRecords.record(Topics.GPU_TELEMETRY, wrongKey, sample(node("someone-else"), Instant.now()), SOURCE));
 
-        Map<String, ConsumerRecord<String, byte[]>> dead = kafka.readUntilKeys(from,
-                Set.of(malformed, missingField, noHeaders, wrongKey), PATIENCE);
+        Map<String, ConsumerRecord<String, byte[]>> dead = byKey(deadLetters,
+                Set.of(malformed, missingField, noHeaders, wrongKey));
 
         assertThat(dead).containsOnlyKeys(malformed, missingField, noHeaders, wrongKey);
         assertThat(reason(dead, malformed)).startsWith("gpu.telemetry: Unexpected end-of-input");
@@ -145,20 +143,20 @@ class MetricsFlowTest {
 
     @Test
     void bad_inventory_is_dead_lettered_with_its_reason_and_the_consumer_goes_on() {
-        Map<TopicPartition, Long> from = kafka.endOffsets(Topics.GPU_INVENTORY.deadLetterTopic());
+        TopicTail deadLetters = kafka.deadLetters(Topics.GPU_INVENTORY);
         String malformed = node("i-malformed");
         String missingField = node("i-missing");
         String noHeaders = node("i-noheaders");
         String wrongKey = node("i-wrongkey");
         kafka.send(withValue(EventRecords.record(Topics.GPU_INVENTORY, malformed, inventory(malformed), SOURCE),
-                "not json".getBytes(StandardCharsets.UTF_8)));
+                "not json"));
         kafka.send(withValue(EventRecords.record(Topics.GPU_INVENTORY, missingField, inventory(missingField), SOURCE),
                 without(inventory(missingField), "zone")));
         kafka.send(new ProducerRecord<>(Topics.GPU_INVENTORY.name(), noHeaders, EventCodec.encode(inventory(noHeaders))));
         kafka.send(EventRecords.record(Topics.GPU_INVENTORY, wrongKey, inventory(node("someone-else")), SOURCE));
 
-        Map<String, ConsumerRecord<String, byte[]>> dead = kafka.readUntilKeys(from,
-                Set.of(malformed, missingField, noHeaders, wrongKey), PATIENCE);
+        Map<String, ConsumerRecord<String, byte[]>> dead = byKey(deadLetters,
+                Set.of(malformed, missingField, noHeaders, wrongKey));
 
         assertThat(dead).containsOnlyKeys(malformed, missingField, noHeaders, wrongKey);
         assertThat(reason(dead, malformed)).startsWith("gpu.inventory: not valid JSON");
@@ -204,14 +202,15 @@ class MetricsFlowTest {
         return given().accept("text/plain").when().get("/q/metrics").then().statusCode(200).extract().asString();
     }
 
-    private static String reason(Map<String, ConsumerRecord<String, byte[]>> dead, String key) {
-        return KafkaClient.header(dead.get(key), "dead-letter-reason");
+    /** Reads dead letters until each key has one; returns the latest of each key. */
+    private static Map<String, ConsumerRecord<String, byte[]>> byKey(TopicTail deadLetters, Set<String> keys) {
+        List<ConsumerRecord<String, byte[]>> dead = deadLetters.until(r -> keys.contains(r.key()),
+                seen -> seen.stream().map(ConsumerRecord::key).collect(Collectors.toSet()).containsAll(keys), PATIENCE);
+        return dead.stream().collect(Collectors.toMap(ConsumerRecord::key, r -> r, (earlier, later) -> later));
     }
 
-    private static ProducerRecord<String, byte[]> withValue(ProducerRecord<String, byte[]> record, byte[] value) {
-        ProducerRecord<String, byte[]> copy = new ProducerRecord<>(record.topic(), record.key(), value);
-        record.headers().forEach(h -> copy.headers().add(h));
-        return copy;
+    private static String reason(Map<String, ConsumerRecord<String, byte[]>> dead, String key) {
+        return TopicTail.deadLetterReason(dead.get(key));
     }
 
     private static byte[] without(Object payload, String field) {

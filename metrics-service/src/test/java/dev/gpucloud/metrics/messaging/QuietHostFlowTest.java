@@ -9,6 +9,7 @@ import dev.gpucloud.contracts.events.TelemetrySample;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.testsupport.KafkaTestResource;
+import dev.gpucloud.testsupport.TestKafka;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -19,7 +20,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 /** A host that crashes sends no tombstone: once it has been quiet for stale-after, its series go. */
@@ -36,14 +36,11 @@ class QuietHostFlowTest {
         }
     }
 
-    @ConfigProperty(name = "kafka.bootstrap.servers")
-    String bootstrap;
-
     @Test
     void a_quiet_host_loses_its_series_after_stale_after() {
         String node = "mt-" + UUID.randomUUID().toString().substring(0, 8) + "-quiet";
         String uuid = "GPU-" + node + "-0";
-        try (KafkaClient kafka = new KafkaClient(bootstrap)) {
+        try (TestKafka kafka = new TestKafka()) {
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
                 kafka.send(EventRecords.record(Topics.GPU_TELEMETRY, node, sample(node, uuid), "urn:gpucloud:test"));
                 assertThat(scrape()).contains(uuid);

@@ -19,6 +19,8 @@ import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.events.UsageEvent;
 import dev.gpucloud.contracts.kafka.CloudEventHeaders;
 import dev.gpucloud.testsupport.KafkaTestResource;
+import dev.gpucloud.testsupport.TestKafka;
+import dev.gpucloud.testsupport.TopicTail;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -31,7 +33,6 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,20 +51,19 @@ class AgentFlowTest {
     @Inject
     HostReporter reporter;
 
-    @ConfigProperty(name = "kafka.bootstrap.servers")
-    String bootstrap;
-
+    private TestKafka kafka;
     private CommandSender sender;
 
     @BeforeEach
     void agentIsReady() {
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> given().get("/q/health/ready").then().statusCode(200));
-        sender = new CommandSender(bootstrap);
+        kafka = new TestKafka();
+        sender = new CommandSender(kafka);
     }
 
     @AfterEach
-    void closeSender() {
-        sender.close();
+    void closeKafka() {
+        kafka.close();
     }
 
     private String node(String stem) {
@@ -109,7 +109,7 @@ class AgentFlowTest {
     @Test
     void everyHostIsDescribedOnGpuInventory() {
         List<String> nodes = allNodes();
-        try (TopicTail inventory = TopicTail.fromBeginning(bootstrap, Topics.GPU_INVENTORY.name())) {
+        try (TopicTail inventory = kafka.tailFromBeginning(Topics.GPU_INVENTORY.name())) {
             List<ConsumerRecord<String, byte[]>> records = inventory.until(
                     r -> nodes.contains(r.key()) && r.value() != null,
                     seen -> seen.stream().map(ConsumerRecord::key).collect(Collectors.toSet()).containsAll(nodes), WAIT);
@@ -138,7 +138,7 @@ class AgentFlowTest {
     @Test
     void hostsLeaveTheInventoryWithATombstoneAndComeBack() {
         List<String> nodes = allNodes();
-        try (TopicTail inventory = TopicTail.fromEnd(bootstrap, Topics.GPU_INVENTORY.name())) {
+        try (TopicTail inventory = kafka.tail(Topics.GPU_INVENTORY.name())) {
             reporter.leave().await().atMost(WAIT);
             List<ConsumerRecord<String, byte[]>> tombstones = inventory.until(
                     r -> nodes.contains(r.key()) && r.value() == null, seen -> seen.size() >= nodes.size(), WAIT);
@@ -153,7 +153,7 @@ class AgentFlowTest {
     @Test
     void everyHostSendsTelemetryEverySampleInterval() {
         List<String> nodes = allNodes();
-        try (TopicTail telemetry = TopicTail.fromEnd(bootstrap, Topics.GPU_TELEMETRY.name())) {
+        try (TopicTail telemetry = kafka.tail(Topics.GPU_TELEMETRY.name())) {
             List<ConsumerRecord<String, byte[]>> records = telemetry.until(r -> nodes.contains(r.key()),
                     seen -> nodes.stream().allMatch(n -> seen.stream().filter(r -> r.key().equals(n)).count() >= 2),
                     WAIT);
@@ -173,8 +173,8 @@ class AgentFlowTest {
     void aStartRunsItsSleepReportsTiledUsageAndExitsZero() {
         String alloc = allocation();
         NodeCommand start = CommandSender.start(node("a100"), alloc, List.of(0, 1), List.of("sleep", "3"));
-        try (TopicTail events = TopicTail.fromEnd(bootstrap, Topics.ALLOCATION_EVENTS.name());
-                TopicTail usage = TopicTail.fromEnd(bootstrap, Topics.USAGE_EVENTS.name())) {
+        try (TopicTail events = kafka.tail(Topics.ALLOCATION_EVENTS.name());
+                TopicTail usage = kafka.tail(Topics.USAGE_EVENTS.name())) {
             sender.send(start);
             sender.send(start); // a redelivery: same commandId, ignored
 
@@ -206,8 +206,8 @@ class AgentFlowTest {
     void aStopEndsTheRunAt143AndItsUsageThere() {
         String alloc = allocation();
         NodeCommand start = CommandSender.start(node("h100"), alloc, List.of(5), List.of("sleep", "600"));
-        try (TopicTail events = TopicTail.fromEnd(bootstrap, Topics.ALLOCATION_EVENTS.name());
-                TopicTail usage = TopicTail.fromEnd(bootstrap, Topics.USAGE_EVENTS.name())) {
+        try (TopicTail events = kafka.tail(Topics.ALLOCATION_EVENTS.name());
+                TopicTail usage = kafka.tail(Topics.USAGE_EVENTS.name())) {
             sender.send(start);
             events.until(r -> r.key().equals(start.jobId()), seen -> hasEvent(seen, AllocationEventType.STARTED), WAIT);
             given().get("/agent/hosts").then().statusCode(200);
@@ -229,7 +229,7 @@ class AgentFlowTest {
     void aCheckpointIsSavedUnderTheGivenDirectory() {
         String alloc = allocation();
         NodeCommand start = CommandSender.start(node("a100"), alloc, List.of(4), List.of("sleep", "600"));
-        try (TopicTail events = TopicTail.fromEnd(bootstrap, Topics.ALLOCATION_EVENTS.name())) {
+        try (TopicTail events = kafka.tail(Topics.ALLOCATION_EVENTS.name())) {
             sender.send(start);
             events.until(r -> r.key().equals(start.jobId()), seen -> hasEvent(seen, AllocationEventType.STARTED), WAIT);
             sender.send(CommandSender.command(NodeCommandType.CHECKPOINT, node("a100"), alloc, "s3://ckpt/" + alloc));
@@ -252,7 +252,7 @@ class AgentFlowTest {
         NodeCommand hold = CommandSender.start(node("a10g"), holder, List.of(0), List.of("sleep", "600"));
         NodeCommand onBusy = CommandSender.start(node("a10g"), busy, List.of(0), List.of("sleep", "1"));
         NodeCommand onMissing = CommandSender.start(node("a10g"), missing, List.of(3), List.of("sleep", "1"));
-        try (TopicTail events = TopicTail.fromEnd(bootstrap, Topics.ALLOCATION_EVENTS.name())) {
+        try (TopicTail events = kafka.tail(Topics.ALLOCATION_EVENTS.name())) {
             sender.send(hold);
             events.until(r -> r.key().equals(hold.jobId()), seen -> hasEvent(seen, AllocationEventType.STARTED), WAIT);
             sender.send(onBusy);
@@ -277,7 +277,7 @@ class AgentFlowTest {
     void hostsEndpointListsTheFleetAndWhatRunsOnIt() {
         String alloc = allocation();
         NodeCommand start = CommandSender.start(node("v100-spot"), alloc, List.of(0), List.of("sleep", "600"));
-        try (TopicTail events = TopicTail.fromEnd(bootstrap, Topics.ALLOCATION_EVENTS.name())) {
+        try (TopicTail events = kafka.tail(Topics.ALLOCATION_EVENTS.name())) {
             sender.send(start);
             events.until(r -> r.key().equals(start.jobId()), seen -> hasEvent(seen, AllocationEventType.STARTED), WAIT);
 

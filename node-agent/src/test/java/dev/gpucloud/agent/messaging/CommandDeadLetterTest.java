@@ -7,26 +7,25 @@ import static org.awaitility.Awaitility.await;
 import dev.gpucloud.agent.config.AgentConfig;
 import dev.gpucloud.contracts.events.AllocationEvent;
 import dev.gpucloud.contracts.events.AllocationEventType;
-import dev.gpucloud.contracts.events.CloudEvent;
 import dev.gpucloud.contracts.events.EventCodec;
 import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.Topics;
-import dev.gpucloud.contracts.kafka.CloudEventHeaders;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.testsupport.KafkaTestResource;
+import dev.gpucloud.testsupport.RawRecords;
+import dev.gpucloud.testsupport.TestKafka;
+import dev.gpucloud.testsupport.TopicTail;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,23 +38,14 @@ import org.junit.jupiter.api.Test;
 class CommandDeadLetterTest {
 
     private static final Duration WAIT = Duration.ofSeconds(45);
-    private static final String REASON = "dead-letter-reason";
 
     @Inject
     AgentConfig config;
 
-    @ConfigProperty(name = "kafka.bootstrap.servers")
-    String bootstrap;
-
     /** A record for partition 0, so the agent reads them in the order sent. */
     private static ProducerRecord<String, byte[]> raw(String key, String value, boolean headers) {
-        ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.NODE_COMMANDS.name(), 0, key,
-                value == null ? null : value.getBytes(StandardCharsets.UTF_8));
-        if (headers) {
-            CloudEventHeaders.write(record.headers(),
-                    CloudEvent.create(Topics.NODE_COMMANDS.eventType(), "/test/hostile", Instant.now()));
-        }
-        return record;
+        ProducerRecord<String, byte[]> record = RawRecords.record(Topics.NODE_COMMANDS.name(), 0, key, value);
+        return headers ? RawRecords.withHeaders(record, Topics.NODE_COMMANDS, "/test/hostile") : record;
     }
 
     /** The JSON object with a "marker" field added first, so a test can find its own records. */
@@ -75,17 +65,17 @@ class CommandDeadLetterTest {
         String missingField = validJson.replace("\"allocationId\":\"" + valid.allocationId() + "\",", "");
         assertThat(missingField).doesNotContain("allocationId");
 
-        try (CommandSender sender = new CommandSender(bootstrap);
-                TopicTail dlq = TopicTail.fromEnd(bootstrap, Topics.NODE_COMMANDS.deadLetterTopic());
-                TopicTail events = TopicTail.fromEnd(bootstrap, Topics.ALLOCATION_EVENTS.name())) {
-            sender.send(raw(foreign, "not json " + marker + "/foreign", true));
-            sender.send(raw(ours, "not json " + marker + "/garbage", true));
-            sender.send(raw(ours, labelled(missingField, marker + "/missing-field"), true));
-            sender.send(raw(ours, labelled(validJson, marker + "/no-headers"), false));
-            sender.send(raw(null, labelled("{}", marker + "/no-key"), true));
-            sender.send(raw(ours, null, true));
+        try (TestKafka kafka = new TestKafka();
+                TopicTail dlq = kafka.deadLetters(Topics.NODE_COMMANDS);
+                TopicTail events = kafka.tail(Topics.ALLOCATION_EVENTS.name())) {
+            kafka.send(raw(foreign, "not json " + marker + "/foreign", true));
+            kafka.send(raw(ours, "not json " + marker + "/garbage", true));
+            kafka.send(raw(ours, labelled(missingField, marker + "/missing-field"), true));
+            kafka.send(raw(ours, labelled(validJson, marker + "/no-headers"), false));
+            kafka.send(raw(null, labelled("{}", marker + "/no-key"), true));
+            kafka.send(raw(ours, null, true));
             ProducerRecord<String, byte[]> after = EventRecords.record(Topics.NODE_COMMANDS, ours, valid, "/test/scheduler");
-            sender.send(new ProducerRecord<>(after.topic(), 0, after.key(), after.value(), after.headers()));
+            kafka.send(new ProducerRecord<>(after.topic(), 0, after.key(), after.value(), after.headers()));
 
             List<ConsumerRecord<String, byte[]>> dead = dlq.until(
                     r -> (ours.equals(r.key()) || r.key() == null) && (r.value() == null
@@ -94,7 +84,7 @@ class CommandDeadLetterTest {
             Function<String, String> reasonFor = label -> dead.stream()
                     .filter(r -> label.equals("tombstone") ? r.value() == null
                             : r.value() != null && new String(r.value(), StandardCharsets.UTF_8).contains(marker + "/" + label))
-                    .map(r -> TopicTail.header(r, REASON)).findFirst().orElseThrow(() -> new AssertionError("no " + label));
+                    .map(TopicTail::deadLetterReason).findFirst().orElseThrow(() -> new AssertionError("no " + label));
             assertThat(reasonFor.apply("garbage")).contains("node.commands").contains("not valid JSON");
             assertThat(reasonFor.apply("missing-field")).contains("allocationId");
             assertThat(reasonFor.apply("no-headers")).contains("missing required header 'ce_");

@@ -4,28 +4,19 @@ import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.NodeCommandType;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.kafka.EventRecords;
+import dev.gpucloud.testsupport.TestKafka;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 
-/** Plays the scheduler in tests: sends node.commands with a plain producer, as any client would. */
-final class CommandSender implements AutoCloseable {
+/** Plays the scheduler in tests: builds node.commands and sends them on the test's plain Kafka client. */
+final class CommandSender {
 
-    private final KafkaProducer<String, byte[]> producer;
+    private final TestKafka kafka;
 
-    CommandSender(String bootstrap) {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        producer = new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer());
+    CommandSender(TestKafka kafka) {
+        this.kafka = kafka;
     }
 
     static NodeCommand start(String node, String allocationId, List<Integer> gpus, List<String> command) {
@@ -41,19 +32,6 @@ final class CommandSender implements AutoCloseable {
     }
 
     void send(NodeCommand command) {
-        send(EventRecords.record(Topics.NODE_COMMANDS, command.nodeId(), command, "/test/scheduler"));
-    }
-
-    void send(ProducerRecord<String, byte[]> record) {
-        try {
-            producer.send(record).get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot send " + record, e);
-        }
-    }
-
-    @Override
-    public void close() {
-        producer.close();
+        kafka.send(EventRecords.record(Topics.NODE_COMMANDS, command.nodeId(), command, "/test/scheduler"));
     }
 }

@@ -31,6 +31,9 @@ import dev.gpucloud.contracts.grpc.v1.WatchJobRequest;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.testsupport.KafkaTestResource;
 import dev.gpucloud.testsupport.PostgresTestResource;
+import dev.gpucloud.testsupport.RawRecords;
+import dev.gpucloud.testsupport.TestKafka;
+import dev.gpucloud.testsupport.TopicTail;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
@@ -69,7 +72,7 @@ class JobServiceTest {
 
     ManagedChannel channel;
     JobServiceGrpc.JobServiceBlockingStub jobs;
-    KafkaTestClient kafka;
+    TestKafka kafka;
     /** A GPU model that only this test's hosts have, so other tests' hosts never take these jobs. */
     String model;
     String tenant;
@@ -78,7 +81,7 @@ class JobServiceTest {
     void connect() {
         channel = ManagedChannelBuilder.forAddress(url.getHost(), url.getPort()).usePlaintext().build();
         jobs = JobServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
-        kafka = new KafkaTestClient();
+        kafka = new TestKafka();
         String run = UUID.randomUUID().toString().substring(0, 8);
         model = "TEST-" + run;
         tenant = "t-" + run;
@@ -214,15 +217,15 @@ class JobServiceTest {
         Iterator<JobEvent> watch = JobServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS)
                 .watchJob(WatchJobRequest.newBuilder().setJobId(id).build());
 
-        List<ConsumerRecord<String, byte[]>> starts = KafkaTestClient.await(commands,
-                r -> r.key().equals(nodeId), 1, Duration.ofSeconds(20));
+        List<ConsumerRecord<String, byte[]>> starts = commands.next(r -> r.key().equals(nodeId), 1,
+                Duration.ofSeconds(20));
         assertThat(starts).hasSize(1);
         NodeCommand start = EventRecords.decode(Topics.NODE_COMMANDS, starts.get(0)).payload();
         assertThat(start.type()).isEqualTo(NodeCommandType.START);
         assertThat(start.jobId()).isEqualTo(id);
         assertThat(start.gpuIndices()).containsExactly(0, 1, 2, 3);
         assertThat(start.command()).containsExactly("sleep", "5");
-        assertThat(KafkaTestClient.header(starts.get(0), "ce_id")).isNotBlank();
+        assertThat(TopicTail.header(starts.get(0), "ce_id")).isNotBlank();
         assertThat(job(id).getState()).isEqualTo(JobState.SCHEDULED);
         assertThat(ClusterServiceGrpc.newBlockingStub(channel).getCapacity(GetCapacityRequest.getDefaultInstance())
                 .getModelsList().stream().filter(m -> m.getModel().equals(model)).findFirst().orElseThrow()
@@ -240,15 +243,13 @@ class JobServiceTest {
         List<JobState> watched = new ArrayList<>();
         watch.forEachRemaining(e -> watched.add(e.getState()));
         assertThat(watched).endsWith(JobState.RUNNING, JobState.SUCCEEDED);
-        List<JobState> published = KafkaTestClient.await(jobEvents, r -> r.key().equals(id), 4, Duration.ofSeconds(20))
+        List<JobState> published = jobEvents.next(r -> r.key().equals(id), 4, Duration.ofSeconds(20))
                 .stream().map(r -> JobState.valueOf(EventRecords.decode(Topics.JOB_EVENTS, r).payload().state().name()))
                 .toList();
         assertThat(published).containsExactly(JobState.PENDING, JobState.SCHEDULED, JobState.RUNNING, JobState.SUCCEEDED);
         await().atMost(Duration.ofSeconds(20)).until(() -> ClusterServiceGrpc.newBlockingStub(channel)
                 .listNodes(ListNodesRequest.newBuilder().setGpuModel(model).build()).getNodes(0).getGpusList()
                 .stream().noneMatch(g -> g.getAllocated()));
-        commands.close();
-        jobEvents.close();
     }
 
     @Test
@@ -260,10 +261,10 @@ class JobServiceTest {
         String id = submit(spec(8).setWorkers(2).setInterconnect(Interconnect.INTERCONNECT_RDMA)).getJob().getJobId();
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(job(id).getReason())
                 .contains("worker 1 of 2 has no place"));
-        assertThat(KafkaTestClient.await(commands, r -> r.key().equals(first), 1, Duration.ofSeconds(2))).isEmpty();
+        assertThat(commands.next(r -> r.key().equals(first), 1, Duration.ofSeconds(2))).isEmpty();
 
         kafka.send(EventRecords.record(Topics.GPU_INVENTORY, second, host(second, 8), "test"));
-        var starts = KafkaTestClient.await(commands, r -> r.key().equals(first) || r.key().equals(second), 2,
+        var starts = commands.next(r -> r.key().equals(first) || r.key().equals(second), 2,
                 Duration.ofSeconds(20));
         assertThat(starts).extracting(ConsumerRecord::key).containsExactlyInAnyOrder(first, second);
 
@@ -272,11 +273,10 @@ class JobServiceTest {
                 worker0.nodeId(), AllocationEventType.EXITED, Instant.now(), 3, null, "boom"), "test"));
         await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.FAILED);
         assertThat(job(id).getExitCode()).isEqualTo(3);
-        var stops = KafkaTestClient.await(commands, r -> r.key().equals(first) || r.key().equals(second), 1,
+        var stops = commands.next(r -> r.key().equals(first) || r.key().equals(second), 1,
                 Duration.ofSeconds(20));
         assertThat(EventRecords.decode(Topics.NODE_COMMANDS, stops.get(0)).payload().type())
                 .isEqualTo(NodeCommandType.STOP);
-        commands.close();
     }
 
     @Test
@@ -285,19 +285,17 @@ class JobServiceTest {
         var commands = kafka.tail(Topics.NODE_COMMANDS.name());
         kafka.send(EventRecords.record(Topics.GPU_INVENTORY, nodeId, host(nodeId, 1), "test"));
         String id = submit(spec(1)).getJob().getJobId();
-        assertThat(KafkaTestClient.await(commands, r -> r.key().equals(nodeId), 1, Duration.ofSeconds(20))).hasSize(1);
+        assertThat(commands.next(r -> r.key().equals(nodeId), 1, Duration.ofSeconds(20))).hasSize(1);
 
         var jobEvents = kafka.tail(Topics.JOB_EVENTS.name());
 
         kafka.send(EventRecords.tombstone(Topics.GPU_INVENTORY, nodeId, "test"));
 
         await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.PENDING);
-        var requeued = KafkaTestClient.await(jobEvents, r -> r.key().equals(id), 1, Duration.ofSeconds(20));
+        var requeued = jobEvents.next(r -> r.key().equals(id), 1, Duration.ofSeconds(20));
         var event = EventRecords.decode(Topics.JOB_EVENTS, requeued.get(0)).payload();
         assertThat(event.state()).isEqualTo(dev.gpucloud.contracts.events.JobState.PENDING);
         assertThat(event.reason()).contains("requeued");
-        commands.close();
-        jobEvents.close();
     }
 
     @Test
@@ -331,15 +329,12 @@ class JobServiceTest {
 
     @Test
     void job_requests_topic_submits_and_bad_records_are_dead_lettered() {
-        var dlq = kafka.tail(Topics.JOB_REQUESTS.deadLetterTopic());
+        var dlq = kafka.deadLetters(Topics.JOB_REQUESTS);
         var request = new dev.gpucloud.contracts.events.JobRequest(tenant, "kafka-1",
                 new dev.gpucloud.contracts.events.JobSpec("from-kafka", 1, 1, null, 0, 0, 0, List.of("NO-SUCH-GPU"),
                         0, null, null, null, null, 0, null, 0, List.of("sleep", "1"), java.util.Map.of()));
         var garbage = EventRecords.record(Topics.JOB_REQUESTS, tenant, request, "test");
-        var notJson = new org.apache.kafka.clients.producer.ProducerRecord<>(garbage.topic(), tenant,
-                "{not json".getBytes());
-        garbage.headers().forEach(h -> notJson.headers().add(h));
-        kafka.send(notJson);
+        kafka.send(RawRecords.withValue(garbage, "{not json"));
         kafka.send(EventRecords.record(Topics.JOB_REQUESTS, tenant, request, "test"));
         kafka.send(EventRecords.record(Topics.JOB_REQUESTS, tenant, request, "test"));
         var noHeaders = EventRecords.record(Topics.JOB_REQUESTS, tenant, request, "test");
@@ -349,33 +344,29 @@ class JobServiceTest {
 
         await().atMost(Duration.ofSeconds(20)).until(() -> jobs.listJobs(ListJobsRequest.newBuilder().setTenant(tenant)
                 .build()).getJobsCount() == 1);
-        var dead = KafkaTestClient.await(dlq, r -> tenant.equals(r.key()) || "someone-else".equals(r.key()), 3,
+        var dead = dlq.next(r -> tenant.equals(r.key()) || "someone-else".equals(r.key()), 3,
                 Duration.ofSeconds(20));
-        assertThat(dead).extracting(r -> KafkaTestClient.header(r, "dead-letter-reason"))
+        assertThat(dead).extracting(TopicTail::deadLetterReason)
                 .anySatisfy(reason -> assertThat(reason).contains("not valid JSON"))
                 .anySatisfy(reason -> assertThat(reason).contains("ce_id"))
                 .anySatisfy(reason -> assertThat(reason).contains("does not match"));
-        dlq.close();
     }
 
     @Test
     void malformed_allocation_event_is_dead_lettered_and_the_consumer_goes_on() {
-        var dlq = kafka.tail(Topics.ALLOCATION_EVENTS.deadLetterTopic());
+        var dlq = kafka.deadLetters(Topics.ALLOCATION_EVENTS);
         String key = "job-bad-" + model;
         var missing = EventRecords.record(Topics.ALLOCATION_EVENTS, key, new AllocationEvent("a", key, "n",
                 AllocationEventType.STARTED, Instant.now(), null, null, null), "test");
         String json = new String(missing.value()).replace("\"allocationId\":\"a\",", "");
-        var record = new org.apache.kafka.clients.producer.ProducerRecord<>(missing.topic(), key, json.getBytes());
-        missing.headers().forEach(h -> record.headers().add(h));
-        kafka.send(record);
+        kafka.send(RawRecords.withValue(missing, json));
 
-        kafka.sendRaw(Topics.ALLOCATION_EVENTS.name(), key, "[]");
+        kafka.send(RawRecords.record(Topics.ALLOCATION_EVENTS.name(), key, "[]"));
 
         // Both are dead-lettered: the consumer went on after the first.
-        var dead = KafkaTestClient.await(dlq, r -> key.equals(r.key()), 2, Duration.ofSeconds(20));
+        var dead = dlq.next(r -> key.equals(r.key()), 2, Duration.ofSeconds(20));
         assertThat(dead).hasSize(2);
-        assertThat(KafkaTestClient.header(dead.get(0), "dead-letter-reason")).contains("'allocationId'");
-        assertThat(KafkaTestClient.header(dead.get(1), "dead-letter-reason")).contains("allocation.events");
-        dlq.close();
+        assertThat(TopicTail.deadLetterReason(dead.get(0))).contains("'allocationId'");
+        assertThat(TopicTail.deadLetterReason(dead.get(1))).contains("allocation.events");
     }
 }
