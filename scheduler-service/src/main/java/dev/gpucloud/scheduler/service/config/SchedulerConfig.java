@@ -12,6 +12,10 @@ public interface SchedulerConfig {
     @WithDefault("scheduler-service")
     String source();
 
+    /** The longest one operation (and its transaction) may take before the next one is let through. */
+    @WithDefault("30s")
+    Duration operationTimeout();
+
     /** How often leftover outbox records (e.g. after a broker outage) are retried. */
     @WithDefault("2s")
     Duration outboxRetryInterval();

@@ -8,10 +8,15 @@ import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.persistence.OutboxEntity;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
+import io.quarkus.vertx.core.runtime.context.VertxContextSafetyToggle;
+import io.smallrye.common.vertx.VertxContext;
 import io.smallrye.reactive.messaging.MutinyEmitter;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.hibernate.reactive.mutiny.Mutiny;
@@ -21,7 +26,8 @@ import org.jboss.logging.Logger;
  * The transactional outbox: records are written with the change they announce and published after
  * the commit, oldest first; a row is deleted only once the broker has acknowledged it. A crash or a
  * broker outage delays records, never loses them; a record may be sent twice, and consumers drop the
- * repeat by its ce_id.
+ * repeat by its ce_id. Publishing runs on its own context, one pass at a time, so a slow or absent
+ * broker never holds up the scheduler's operations.
  */
 @ApplicationScoped
 public class Outbox {
@@ -31,10 +37,37 @@ public class Outbox {
 
     private final MutinyEmitter<ProducerRecord<String, byte[]>> emitter;
     private final String source;
+    private final Mutiny.SessionFactory sessions;
+    private final Context context;
+    private final AtomicBoolean running = new AtomicBoolean();
+    private final AtomicBoolean again = new AtomicBoolean();
 
-    public Outbox(@Channel("events-out") MutinyEmitter<ProducerRecord<String, byte[]>> emitter, SchedulerConfig config) {
+    public Outbox(@Channel("events-out") MutinyEmitter<ProducerRecord<String, byte[]>> emitter, SchedulerConfig config,
+            Mutiny.SessionFactory sessions, Vertx vertx) {
         this.emitter = emitter;
         this.source = config.source();
+        this.sessions = sessions;
+        this.context = VertxContext.createNewDuplicatedContext(vertx.getOrCreateContext());
+        VertxContextSafetyToggle.setContextSafe(context, true);
+    }
+
+    /** Starts a publishing pass, or asks the running one to go round once more. */
+    public void kick() {
+        if (!running.compareAndSet(false, true)) {
+            again.set(true);
+            return;
+        }
+        again.set(false);
+        context.runOnContext(v -> publish().subscribe().with(
+                sent -> finish(sent == BATCH),
+                failure -> finish(false)));
+    }
+
+    private void finish(boolean more) {
+        running.set(false);
+        if (more || again.get()) {
+            kick();
+        }
     }
 
     /** Adds a record to the session's transaction. */
@@ -50,8 +83,8 @@ public class Outbox {
         return session.persist(row);
     }
 
-    /** Publishes what is waiting, in order; call it through the SerialExecutor. */
-    public Uni<Integer> publish(Mutiny.SessionFactory sessions) {
+    /** Publishes up to one batch of what is waiting, oldest first; returns how many were sent. */
+    private Uni<Integer> publish() {
         return sessions.withTransaction(session -> session
                 .createSelectionQuery("from OutboxEntity order by id", OutboxEntity.class)
                 .setMaxResults(BATCH)

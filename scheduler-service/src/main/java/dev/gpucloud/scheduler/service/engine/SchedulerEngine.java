@@ -439,7 +439,7 @@ public class SchedulerEngine {
     }
 
     private void publishOutbox() {
-        serial.run(() -> outbox.publish(sessions)).subscribe().with(n -> { }, f -> { });
+        outbox.kick();
     }
 
     private Uni<List<AllocationEntity>> allocationsOf(Mutiny.Session s, JobEntity job) {

@@ -1,5 +1,6 @@
 package dev.gpucloud.scheduler.service.engine;
 
+import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import io.quarkus.vertx.core.runtime.context.VertxContextSafetyToggle;
 import io.smallrye.common.vertx.VertxContext;
 import io.smallrye.mutiny.Uni;
@@ -7,6 +8,7 @@ import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.function.Supplier;
@@ -20,10 +22,12 @@ import java.util.function.Supplier;
 public class SerialExecutor {
 
     private final Context context;
+    private final Duration timeout;
     private final Queue<Runnable> queue = new ArrayDeque<>();
     private boolean busy;
 
-    public SerialExecutor(Vertx vertx) {
+    public SerialExecutor(Vertx vertx, SchedulerConfig config) {
+        this.timeout = config.operationTimeout();
         Context root = vertx.getOrCreateContext();
         this.context = VertxContext.createNewDuplicatedContext(root);
         VertxContextSafetyToggle.setContextSafe(context, true);
@@ -48,7 +52,9 @@ public class SerialExecutor {
             next();
             return;
         }
-        work.subscribe().with(
+        work.ifNoItem().after(timeout).failWith(() -> new IllegalStateException(
+                        "a scheduler operation took longer than " + timeout + "; giving up on it"))
+                .subscribe().with(
                 item -> {
                     context.runOnContext(v -> next());
                     emitter.complete(item);
