@@ -7,7 +7,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
-/** The simulation and the runner and backend boundaries are plain Java: the framework stays in the adapters. */
+/** The simulation, the runner and backend boundaries and the NVML backend are plain Java: the framework stays in the adapters. */
 class ArchitectureTest {
 
     private static final JavaClasses AGENT = new ClassFileImporter()
@@ -28,7 +28,8 @@ class ArchitectureTest {
 
     @Test
     void runnerAndBackendBoundariesImportNoFramework() {
-        noClasses().that().resideInAnyPackage("dev.gpucloud.agent.runner..", "dev.gpucloud.agent.backend..")
+        noClasses().that().resideInAnyPackage("dev.gpucloud.agent.runner..", "dev.gpucloud.agent.backend..",
+                        "dev.gpucloud.agent.nvml..")
                 .should().dependOnClassesThat().resideInAnyPackage(FRAMEWORKS)
                 .check(AGENT);
     }
@@ -36,7 +37,7 @@ class ArchitectureTest {
     @Test
     void theCoreDoesNotReachIntoTheAdapters() {
         noClasses().that().resideInAnyPackage("dev.gpucloud.agent.sim..", "dev.gpucloud.agent.runner..",
-                        "dev.gpucloud.agent.backend..")
+                        "dev.gpucloud.agent.backend..", "dev.gpucloud.agent.nvml..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.gpucloud.agent.messaging..",
                         "dev.gpucloud.agent.rest..", "dev.gpucloud.agent.config..", "dev.gpucloud.agent.health..")
                 .check(AGENT);

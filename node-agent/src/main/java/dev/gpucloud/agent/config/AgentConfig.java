@@ -1,8 +1,11 @@
 package dev.gpucloud.agent.config;
 
+import dev.gpucloud.contracts.events.CapacityType;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 
 /** The node agent's settings, under {@code gpucloud.agent}. */
 @ConfigMapping(prefix = "gpucloud.agent")
@@ -12,7 +15,7 @@ public interface AgentConfig {
     @WithDefault("sim-agent")
     String id();
 
-    /** Where GPU facts come from; only the simulated backend exists so far. */
+    /** Where GPU facts come from: auto tries nvml, then nvidia-smi, then the simulation. */
     @WithDefault("simulated")
     Backend backend();
 
@@ -31,9 +34,73 @@ public interface AgentConfig {
     /** The simulated backend. */
     Sim sim();
 
+    /** The real host the nvml and nvidia-smi backends describe: the facts NVML cannot know. */
+    Host host();
+
+    /** The NVML backend. */
+    Nvml nvml();
+
+    /** The nvidia-smi backend. */
+    NvidiaSmi nvidiaSmi();
+
     /** Where GPU facts come from. */
     enum Backend {
+        /** NVML if it loads, else nvidia-smi if it answers, else the simulation. */
+        AUTO,
+        /** libnvidia-ml through JNA; the agent does not start without it. */
+        NVML,
+        /** nvidia-smi --query-gpu; the agent does not start without it. */
+        NVIDIA_SMI,
+        /** The simulated fleet of {@link Sim}. */
         SIMULATED
+    }
+
+    /** The real host's facts beyond its GPUs, until the cloud metadata service is read. */
+    interface Host {
+
+        /** This host's node id; the machine's hostname when unset. */
+        Optional<String> nodeId();
+
+        /** The cloud instance type, e.g. "p5.48xlarge". */
+        @WithDefault("unknown")
+        String instanceType();
+
+        /** The availability zone. */
+        @WithDefault("unknown")
+        String zone();
+
+        /** How the host is bought: on-demand, spot or reserved. */
+        @WithDefault("on-demand")
+        CapacityType capacityType();
+
+        /** The host's price in millionths of a currency unit per hour. */
+        @WithDefault("0")
+        long priceMicrosPerHour();
+
+        /** The RDMA fabric the host's NICs are on; none when unset. */
+        Optional<String> rdmaFabric();
+
+        /** The RDMA switches from the fabric's top down to the host's leaf, e.g. spine-1,leaf-3. */
+        Optional<List<String>> switchPath();
+    }
+
+    /** Where libnvidia-ml is. */
+    interface Nvml {
+
+        /** The library file, or a folder holding libnvidia-ml.so.1; the dynamic loader's search path when unset. */
+        Optional<String> libraryPath();
+    }
+
+    /** How nvidia-smi is run. */
+    interface NvidiaSmi {
+
+        /** The command: a path, or a name looked up on PATH. */
+        @WithDefault("nvidia-smi")
+        String path();
+
+        /** How long one query may take before it is killed and recorded as a fault. */
+        @WithDefault("10s")
+        Duration timeout();
     }
 
     /** How the simulated fleet looks and behaves. */

@@ -1,15 +1,32 @@
 package dev.gpucloud.agent.config;
 
+import dev.gpucloud.agent.backend.GpuBackend;
+import dev.gpucloud.agent.nvml.HostFacts;
+import dev.gpucloud.agent.nvml.Nvml;
+import dev.gpucloud.agent.nvml.NvidiaSmiBackend;
+import dev.gpucloud.agent.nvml.NvmlBackend;
+import dev.gpucloud.agent.nvml.NvmlUnavailableException;
+import dev.gpucloud.agent.runner.AllocationRunner;
 import dev.gpucloud.agent.sim.SimulatedFleet;
 import dev.gpucloud.agent.sim.SimulationSettings;
+import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
+import jakarta.enterprise.inject.Typed;
 import jakarta.inject.Singleton;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.time.Clock;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
- * Chooses the agent's GPU backend and runner from configuration. The simulated fleet is both: it
- * describes its hosts and runs their allocations.
+ * Chooses the agent's GPU backend and runner from configuration. The simulated fleet is always
+ * the runner; it is also the GPU backend when gpucloud.agent.backend is simulated, or auto on a
+ * host where neither NVML nor nvidia-smi answers.
  */
 public class BackendProducer {
 
@@ -23,6 +40,7 @@ public class BackendProducer {
 
     @Produces
     @Singleton
+    @Typed({SimulatedFleet.class, AllocationRunner.class})
     SimulatedFleet simulatedFleet(AgentConfig config, Clock clock) {
         AgentConfig.Sim sim = config.sim();
         SimulationSettings settings = new SimulationSettings(sim.fleet(), sim.nodePrefix(), sim.zone(), sim.seed(),
@@ -31,5 +49,111 @@ public class BackendProducer {
         LOG.infof("agent %s simulates %d hosts (%s): %s", config.id(), fleet.hosts().size(), sim.fleet(),
                 fleet.hosts().stream().map(h -> h.nodeId()).toList());
         return fleet;
+    }
+
+    @Produces
+    @Singleton
+    GpuBackend gpuBackend(AgentConfig config, SimulatedFleet fleet, Clock clock) {
+        HostFacts host = hostFacts(config.host());
+        GpuBackend backend = choose(config.backend(),
+                () -> openNvml(config.nvml(), host, clock),
+                () -> openNvidiaSmi(config.nvidiaSmi(), host, clock),
+                () -> fleet,
+                LOG::info);
+        LOG.infof("agent %s reads GPUs through the %s backend (gpucloud.agent.backend=%s)", config.id(), backend.name(),
+                config.backend().name().toLowerCase().replace('_', '-'));
+        return backend;
+    }
+
+    void closeBackend(@Disposes GpuBackend backend) {
+        if (backend instanceof NvmlBackend nvml) {
+            nvml.close();
+        }
+    }
+
+    /** Opens a real backend, or says why it cannot be used here. */
+    @FunctionalInterface
+    interface Opener {
+        GpuBackend open() throws NvmlUnavailableException;
+    }
+
+    /**
+     * The backend {@code wanted} names; auto takes the first of nvml, nvidia-smi and simulated that
+     * opens, and says why it passed over the others. A named real backend that cannot be opened
+     * stops the agent, with the reason.
+     */
+    static GpuBackend choose(AgentConfig.Backend wanted, Opener nvml, Opener nvidiaSmi, Supplier<GpuBackend> simulated,
+            Consumer<String> log) {
+        switch (wanted) {
+            case SIMULATED:
+                return simulated.get();
+            case NVML:
+                return openOrFail("nvml", nvml);
+            case NVIDIA_SMI:
+                return openOrFail("nvidia-smi", nvidiaSmi);
+            case AUTO:
+            default:
+                try {
+                    return nvml.open();
+                } catch (NvmlUnavailableException e) {
+                    log.accept("backend auto: nvml not used: " + e.getMessage());
+                }
+                try {
+                    return nvidiaSmi.open();
+                } catch (NvmlUnavailableException e) {
+                    log.accept("backend auto: nvidia-smi not used: " + e.getMessage());
+                }
+                return simulated.get();
+        }
+    }
+
+    private static GpuBackend openOrFail(String name, Opener opener) {
+        try {
+            return opener.open();
+        } catch (NvmlUnavailableException e) {
+            throw new IllegalStateException("gpucloud.agent.backend=" + name + " but " + e.getMessage(), e);
+        }
+    }
+
+    private static GpuBackend openNvml(AgentConfig.Nvml config, HostFacts host, Clock clock)
+            throws NvmlUnavailableException {
+        Nvml nvml = Nvml.open(config.libraryPath().map(Path::of));
+        String driver;
+        try {
+            driver = nvml.driverVersion();
+        } catch (RuntimeException e) {
+            driver = "unknown (" + e.getMessage() + ")";
+        }
+        LOG.infof("NVML loaded from %s, driver %s", nvml.loadedFrom(), driver);
+        return new NvmlBackend(nvml, host, clock);
+    }
+
+    private static GpuBackend openNvidiaSmi(AgentConfig.NvidiaSmi config, HostFacts host, Clock clock)
+            throws NvmlUnavailableException {
+        return NvidiaSmiBackend.open(config.path(), config.timeout(), host, clock);
+    }
+
+    /** The real host's facts: configured ones, and what the JVM can see (hostname, CPUs, memory). */
+    static HostFacts hostFacts(AgentConfig.Host config) {
+        String hostname = hostname();
+        long memoryMib = ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getTotalMemorySize() / (1024 * 1024) : 0;
+        return new HostFacts(config.nodeId().filter(id -> !id.isBlank()).orElse(hostname), hostname,
+                config.instanceType(), config.zone(), config.capacityType(), config.priceMicrosPerHour(),
+                Runtime.getRuntime().availableProcessors() * 1000, memoryMib, config.rdmaFabric().orElse(null),
+                config.switchPath().orElse(List.of()));
+    }
+
+    private static String hostname() {
+        String env = System.getenv("HOSTNAME");
+        try {
+            String name = InetAddress.getLocalHost().getHostName();
+            if (name != null && !name.isBlank()) {
+                return name;
+            }
+        } catch (UnknownHostException e) {
+            // fall through to the environment
+        }
+        return env == null || env.isBlank() ? "localhost" : env;
     }
 }

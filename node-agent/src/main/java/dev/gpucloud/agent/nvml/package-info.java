@@ -1,5 +1,7 @@
 /**
- * Reserved for the NVML backend (JNA bindings to libnvidia-ml, with an nvidia-smi fallback), which
- * will implement {@link dev.gpucloud.agent.backend.GpuBackend} for the one real host an agent runs on.
+ * The GPU backends of the one real host an agent runs on: NVML through JNA ({@link
+ * dev.gpucloud.agent.nvml.NvmlBackend}) and the nvidia-smi fallback ({@link
+ * dev.gpucloud.agent.nvml.NvidiaSmiBackend}), both implementing {@link
+ * dev.gpucloud.agent.backend.GpuBackend}. Plain Java and JNA; no framework.
  */
 package dev.gpucloud.agent.nvml;
