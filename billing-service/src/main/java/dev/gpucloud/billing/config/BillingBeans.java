@@ -3,6 +3,7 @@ package dev.gpucloud.billing.config;
 import dev.gpucloud.billing.fold.BillingPolicy;
 import dev.gpucloud.billing.fold.InvoiceCalculator;
 import dev.gpucloud.billing.fold.PriceCatalog;
+import dev.gpucloud.billing.fold.ReservedCommitment;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
@@ -11,6 +12,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.jboss.logging.Logger;
 
 /** Builds the plain-Java billing rules from configuration, once, and fails startup on a bad catalog. */
@@ -62,13 +64,28 @@ public class BillingBeans {
 
     /** Builds the catalog at startup, so a bad catalog stops the service before it consumes anything. */
     void validateAtStartup(@Observes StartupEvent startup, InvoiceCalculator calculator) {
-        LOG.infof("billing: minimum %d s per allocation, %d catalog prices", calculator.policy().minimumSeconds(),
-                calculator.catalog().size());
+        LOG.infof("billing: minimum %d s per allocation, %d catalog prices, %d reserved commitments",
+                calculator.policy().minimumSeconds(), calculator.catalog().size(), calculator.commitments().size());
     }
 
     @Produces
     @Singleton
-    InvoiceCalculator calculator(BillingPolicy policy, PriceCatalog catalog) {
-        return new InvoiceCalculator(policy, catalog);
+    InvoiceCalculator calculator(BillingPolicy policy, PriceCatalog catalog, BillingConfig config) {
+        return new InvoiceCalculator(policy, catalog, commitments(config));
+    }
+
+    /** The reserved commitments configured; a malformed or overlapping one stops startup, naming the property. */
+    List<ReservedCommitment> commitments(BillingConfig config) {
+        if (config.commitments().isEmpty()) {
+            return List.of();
+        }
+        try {
+            List<ReservedCommitment> commitments = ReservedCommitment.parse(config.commitments().get());
+            new InvoiceCalculator(BillingPolicy.awsPerSecond(), PriceCatalog.empty(0), commitments);
+            LOG.infof("reserved commitments: %s", commitments);
+            return commitments;
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("gpucloud.billing.commitments: " + e.getMessage(), e);
+        }
     }
 }

@@ -15,12 +15,16 @@ public interface BillingConfig {
 
     /**
      * Where the price catalog comes from: {@code builtin} for the AWS-derived prices in docs/billing.md, or
-     * the path of a file with one {@code MODEL/CAPACITY=MICROS} or {@code MODEL/mig-slices=N} entry a line.
+     * the path of a file with one {@code MODEL/CAPACITY=MICROS}, {@code MODEL/CAPACITY@2025-07-01=MICROS}
+     * (in force from that UTC date or instant) or {@code MODEL/mig-slices=N} entry a line.
      */
     @WithDefault("builtin")
     String catalogLocation();
 
-    /** Entries applied on top of the catalog, comma-separated {@code MODEL/CAPACITY=MICROS}; none by default. */
+    /**
+     * Entries applied on top of the catalog, comma-separated {@code MODEL/CAPACITY=MICROS} or
+     * {@code MODEL/CAPACITY@WHEN=MICROS}; none by default.
+     */
     Optional<String> catalogOverrides();
 
     /**
@@ -28,6 +32,12 @@ public interface BillingConfig {
      * invoice. Unset, the built-in catalog's default applies (its highest on-demand price).
      */
     Optional<Long> defaultRateMicrosPerGpuHour();
+
+    /**
+     * Reserved commitments, comma-separated {@code TENANT/SKU/FIRST..LAST=HOURS@MICROS} (HOURS SKU-hours a
+     * month at MICROS micro-USD per SKU-hour, billed used or not; usage beyond is on-demand); none by default.
+     */
+    Optional<String> commitments();
 
     /** How long a failing database is retried for one usage record before that record is dead-lettered. */
     @WithDefault("PT5M")

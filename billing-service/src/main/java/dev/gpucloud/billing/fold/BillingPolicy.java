@@ -36,7 +36,15 @@ public record BillingPolicy(long minimumSeconds) {
 
     /** Billed seconds of one allocation that fall in {@code month} (UTC). */
     public long billedSecondsIn(IntervalUnion usage, YearMonth month) {
-        Interval window = Interval.month(month);
+        return billedSecondsIn(usage, Interval.month(month));
+    }
+
+    /**
+     * Billed seconds of one allocation that fall in {@code window}: what its billed running total grew by
+     * there. Windows that split a span add up to the span's figure exactly; the minimum falls in the window
+     * where the allocation started (a month, or the price period in force when it started).
+     */
+    public long billedSecondsIn(IntervalUnion usage, Interval window) {
         long throughEnd = billedSeconds(usage.before(window.to()).total());
         long beforeStart = billedSeconds(usage.before(window.from()).total());
         return throughEnd - beforeStart;

@@ -3,31 +3,42 @@ package dev.gpucloud.billing.fold;
 import dev.gpucloud.contracts.events.GpuModels;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.Sku;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
- * Prices in micro-USD per GPU-hour by (GPU model, capacity type); a SKU costs its share of its GPU's
- * price. A SKU the catalog cannot price exactly is still billed, never silently: at the model's on-demand
- * price when only its capacity type is missing, else at the default rate, and the rate carries a flag.
- * Immutable; the {@code with...} methods return a changed copy.
+ * Prices in micro-USD per GPU-hour by (GPU model, capacity type), each effective from an instant (UTC): the
+ * price of a second is the entry in force at that second, so a price change applies only to usage after it.
+ * A SKU costs its share of its GPU's price. A SKU the catalog cannot price exactly is still billed, never
+ * silently: at the model's on-demand price when only its capacity type is missing, else at the default
+ * rate, and the rate carries a flag. Immutable; the {@code with...} methods return a changed copy.
  */
 public final class PriceCatalog {
 
     /** Compute slices of an A100 or H100, which MIG splits into up to seven instances. */
     public static final int DEFAULT_MIG_SLICES = 7;
 
-    private final Map<String, Map<CapacityType, Long>> prices;
+    /** Where a price given without an effective date takes effect: a fixed instant before any billed usage. */
+    public static final Instant UNDATED_EFFECTIVE_FROM = Instant.parse("2020-01-01T00:00:00Z");
+
+    private final Map<String, Map<CapacityType, NavigableMap<Instant, Long>>> prices;
     private final Map<String, Integer> migSlices;
     private final long defaultMicrosPerGpuHour;
 
-    private PriceCatalog(Map<String, Map<CapacityType, Long>> prices, Map<String, Integer> migSlices,
-            long defaultMicrosPerGpuHour) {
+    private PriceCatalog(Map<String, Map<CapacityType, NavigableMap<Instant, Long>>> prices,
+            Map<String, Integer> migSlices, long defaultMicrosPerGpuHour) {
         if (defaultMicrosPerGpuHour < 0) {
             throw new IllegalArgumentException("default rate must be >= 0, was " + defaultMicrosPerGpuHour);
         }
@@ -42,11 +53,11 @@ public final class PriceCatalog {
     }
 
     /**
-     * AWS EC2 us-east-1 Linux prices per GPU-hour (sources and dates in docs/billing.md): p4d.24xlarge
-     * $21.96/h for 8 A100-40GB and p5.48xlarge $55.04/h for 8 H100-80GB, both after the June 2025 price
-     * cut; g5.xlarge $1.006/h for one A10G; p3.2xlarge for one V100 at $3.06/h on demand, $1.84/h reserved
-     * (1 year) and $0.93/h spot. The default rate, for GPU models not listed, is the highest listed
-     * on-demand price, so an unknown SKU is never billed below a known one.
+     * AWS EC2 us-east-1 Linux prices per GPU-hour (sources and dates in docs/billing.md), all effective from
+     * {@link #UNDATED_EFFECTIVE_FROM}: p4d.24xlarge $21.96/h for 8 A100-40GB and p5.48xlarge $55.04/h for
+     * 8 H100-80GB, both after the June 2025 price cut; g5.xlarge $1.006/h for one A10G; p3.2xlarge for one
+     * V100 at $3.06/h on demand, $1.84/h reserved (1 year) and $0.93/h spot. The default rate, for GPU models
+     * not listed, is the highest listed on-demand price, so an unknown SKU is never billed below a known one.
      */
     public static PriceCatalog awsDefaults() {
         long a100 = MicroUsd.fromUsd("21.96") / 8;
@@ -64,22 +75,37 @@ public final class PriceCatalog {
                 .withMigSlices(GpuModels.V100_SXM2_16GB, 0);
     }
 
-    /** This catalog with one price set (micro-USD per whole-GPU-hour). */
+    /** This catalog with one price (micro-USD per whole-GPU-hour) effective from {@link #UNDATED_EFFECTIVE_FROM}. */
     public PriceCatalog withPrice(String gpuModel, CapacityType capacityType, long microsPerGpuHour) {
+        return withPrice(gpuModel, capacityType, UNDATED_EFFECTIVE_FROM, microsPerGpuHour);
+    }
+
+    /**
+     * This catalog with one price (micro-USD per whole-GPU-hour) in force from {@code effectiveFrom} until the
+     * next entry of the same model and capacity type; an entry at the same instant is replaced.
+     */
+    public PriceCatalog withPrice(String gpuModel, CapacityType capacityType, Instant effectiveFrom,
+            long microsPerGpuHour) {
         requireModel(gpuModel);
         if (capacityType == null) {
             throw new IllegalArgumentException("capacity type of a price for '" + gpuModel + "' is missing");
+        }
+        if (effectiveFrom == null) {
+            throw new IllegalArgumentException("effective date of a price for '" + gpuModel + "' is missing");
         }
         if (microsPerGpuHour < 0) {
             throw new IllegalArgumentException("price of " + gpuModel + "/" + capacityType + " must be >= 0, was "
                     + microsPerGpuHour);
         }
-        Map<String, Map<CapacityType, Long>> copy = new TreeMap<>(prices);
-        Map<CapacityType, Long> byType = new EnumMap<>(CapacityType.class);
+        Map<String, Map<CapacityType, NavigableMap<Instant, Long>>> copy = new TreeMap<>(prices);
+        Map<CapacityType, NavigableMap<Instant, Long>> byType = new EnumMap<>(CapacityType.class);
         byType.putAll(copy.getOrDefault(gpuModel, Map.of()));
-        byType.put(capacityType, microsPerGpuHour);
-        copy.put(gpuModel, Map.copyOf(byType));
-        return new PriceCatalog(Map.copyOf(copy), migSlices, defaultMicrosPerGpuHour);
+        NavigableMap<Instant, Long> history =
+                new TreeMap<>(byType.getOrDefault(capacityType, Collections.emptyNavigableMap()));
+        history.put(effectiveFrom, microsPerGpuHour);
+        byType.put(capacityType, Collections.unmodifiableNavigableMap(history));
+        copy.put(gpuModel, Collections.unmodifiableMap(byType));
+        return new PriceCatalog(Collections.unmodifiableMap(copy), migSlices, defaultMicrosPerGpuHour);
     }
 
     /** This catalog with the number of MIG compute slices of a GPU model set; 0 means the model has no MIG. */
@@ -99,18 +125,23 @@ public final class PriceCatalog {
 
     /**
      * This catalog with entries applied, one per line or comma-separated: {@code MODEL/CAPACITY=MICROS}
-     * sets a price in micro-USD per GPU-hour (CAPACITY is ON_DEMAND, SPOT or RESERVED), and
-     * {@code MODEL/mig-slices=N} a model's MIG slice count. Blank lines and lines starting with # are
-     * skipped; anything else is an error that quotes the entry.
+     * sets a price in micro-USD per GPU-hour (CAPACITY is ON_DEMAND, SPOT or RESERVED) effective from
+     * {@link #UNDATED_EFFECTIVE_FROM}, {@code MODEL/CAPACITY@WHEN=MICROS} one effective from WHEN (a UTC
+     * date such as {@code 2025-07-01}, meaning its midnight, or an instant such as
+     * {@code 2025-07-01T12:00:00Z}), and {@code MODEL/mig-slices=N} a model's MIG slice count. # starts a
+     * comment that runs to the end of its line (commas included); anything else is an error that quotes the
+     * entry.
      */
     public PriceCatalog withEntries(String entries) {
         PriceCatalog catalog = this;
-        for (String raw : entries.split("[,\\n]")) {
-            String entry = raw.strip();
-            if (entry.isEmpty() || entry.startsWith("#")) {
-                continue;
+        for (String line : entries.split("\\R")) {
+            int comment = line.indexOf('#');
+            for (String raw : (comment < 0 ? line : line.substring(0, comment)).split(",")) {
+                String entry = raw.strip();
+                if (!entry.isEmpty()) {
+                    catalog = catalog.withEntry(entry);
+                }
             }
-            catalog = catalog.withEntry(entry);
         }
         return catalog;
     }
@@ -123,6 +154,12 @@ public final class PriceCatalog {
         }
         String model = entry.substring(0, slash).strip();
         String what = entry.substring(slash + 1, equals).strip();
+        Instant effectiveFrom = UNDATED_EFFECTIVE_FROM;
+        int at = what.indexOf('@');
+        if (at >= 0) {
+            effectiveFrom = effectiveFrom(entry, what.substring(at + 1).strip());
+            what = what.substring(0, at).strip();
+        }
         String value = entry.substring(equals + 1).strip();
         long number;
         try {
@@ -131,6 +168,10 @@ public final class PriceCatalog {
             throw new IllegalArgumentException("catalog entry '" + entry + "': '" + value + "' is not a whole number");
         }
         if (what.equalsIgnoreCase("mig-slices")) {
+            if (at >= 0) {
+                throw new IllegalArgumentException("catalog entry '" + entry + "': mig-slices cannot have an "
+                        + "effective date");
+            }
             return withMigSlices(model, Math.toIntExact(number));
         }
         CapacityType type;
@@ -140,26 +181,48 @@ public final class PriceCatalog {
             throw new IllegalArgumentException("catalog entry '" + entry + "': capacity type '" + what
                     + "' is not one of ON_DEMAND, SPOT, RESERVED (or mig-slices)");
         }
-        return withPrice(model, type, number);
+        return withPrice(model, type, effectiveFrom, number);
     }
 
-    /** The price of one SKU-hour of {@code sku} bought as {@code capacityType}; flagged where not exact. */
+    private static Instant effectiveFrom(String entry, String when) {
+        try {
+            return when.length() == 10 ? LocalDate.parse(when).atStartOfDay().toInstant(ZoneOffset.UTC)
+                    : Instant.parse(when);
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("catalog entry '" + entry + "': effective date '" + when
+                    + "' is not a UTC date (2025-07-01) or instant (2025-07-01T12:00:00Z)");
+        }
+    }
+
+    /** The price of one SKU-hour of {@code sku} bought as {@code capacityType} under the latest entries. */
     public SkuRate rate(Sku sku, CapacityType capacityType) {
+        return rate(sku, capacityType, Instant.MAX);
+    }
+
+    /** The price of one SKU-hour of {@code sku} bought as {@code capacityType} at {@code at}; flagged where not exact. */
+    public SkuRate rate(Sku sku, CapacityType capacityType, Instant at) {
         List<String> flags = new ArrayList<>();
-        Map<CapacityType, Long> byType = prices.get(sku.gpuModel());
+        Map<CapacityType, NavigableMap<Instant, Long>> byType = prices.get(sku.gpuModel());
         long gpuHour;
         if (byType == null) {
             gpuHour = defaultMicrosPerGpuHour;
             flags.add("GPU model '" + sku.gpuModel() + "' is not in the price catalog: billed at the default rate");
-        } else if (byType.containsKey(capacityType)) {
-            gpuHour = byType.get(capacityType);
-        } else if (byType.containsKey(CapacityType.ON_DEMAND)) {
-            gpuHour = byType.get(CapacityType.ON_DEMAND);
-            flags.add("no " + capacityType + " price for " + sku.gpuModel() + ": billed at its ON_DEMAND rate");
         } else {
-            gpuHour = defaultMicrosPerGpuHour;
-            flags.add("no " + capacityType + " or ON_DEMAND price for " + sku.gpuModel()
-                    + ": billed at the default rate");
+            Long exact = inForce(byType.get(capacityType), at);
+            Long onDemand = inForce(byType.get(CapacityType.ON_DEMAND), at);
+            String notYet = byType.containsKey(capacityType) || byType.containsKey(CapacityType.ON_DEMAND)
+                    ? " in force yet" : "";
+            if (exact != null) {
+                gpuHour = exact;
+            } else if (onDemand != null) {
+                gpuHour = onDemand;
+                flags.add("no " + capacityType + " price for " + sku.gpuModel()
+                        + (byType.containsKey(capacityType) ? " in force yet" : "") + ": billed at its ON_DEMAND rate");
+            } else {
+                gpuHour = defaultMicrosPerGpuHour;
+                flags.add("no " + capacityType + " or ON_DEMAND price for " + sku.gpuModel() + notYet
+                        + ": billed at the default rate");
+            }
         }
         int slices = migSlices.getOrDefault(sku.gpuModel(), DEFAULT_MIG_SLICES);
         Optional<SkuShare> share = SkuShare.of(sku, slices);
@@ -171,18 +234,55 @@ public final class PriceCatalog {
         return flags.isEmpty() ? SkuRate.priced(rate) : SkuRate.flagged(rate, String.join("; ", flags));
     }
 
-    /** The listed price of a whole GPU-hour, if the catalog has this exact one. */
-    public Optional<Long> gpuHourPrice(String gpuModel, CapacityType capacityType) {
-        return Optional.ofNullable(prices.getOrDefault(gpuModel, Map.of()).get(capacityType));
+    /**
+     * {@code window} cut where the rate of {@code sku} bought as {@code capacityType} changes, oldest first:
+     * one period per rate in force, neighbours with the same rate merged. Together they cover the window.
+     */
+    public List<PricePeriod> periods(Sku sku, CapacityType capacityType, Interval window) {
+        TreeSet<Instant> cuts = new TreeSet<>();
+        Map<CapacityType, NavigableMap<Instant, Long>> byType = prices.getOrDefault(sku.gpuModel(), Map.of());
+        for (CapacityType type : List.of(capacityType, CapacityType.ON_DEMAND)) {
+            NavigableMap<Instant, Long> history = byType.get(type);
+            if (history != null) {
+                cuts.addAll(history.subMap(window.from(), false, window.to(), false).keySet());
+            }
+        }
+        List<PricePeriod> periods = new ArrayList<>();
+        Instant from = window.from();
+        cuts.add(window.to());
+        for (Instant to : cuts) {
+            SkuRate rate = rate(sku, capacityType, from);
+            int last = periods.size() - 1;
+            if (last >= 0 && periods.get(last).rate().equals(rate)) {
+                periods.set(last, new PricePeriod(Interval.of(periods.get(last).span().from(), to), rate));
+            } else {
+                periods.add(new PricePeriod(Interval.of(from, to), rate));
+            }
+            from = to;
+        }
+        return List.copyOf(periods);
     }
 
-    /** The number of listed (model, capacity type) prices. */
+    /** The latest listed price of a whole GPU-hour, if the catalog has this exact one. */
+    public Optional<Long> gpuHourPrice(String gpuModel, CapacityType capacityType) {
+        return Optional.ofNullable(inForce(prices.getOrDefault(gpuModel, Map.of()).get(capacityType), Instant.MAX));
+    }
+
+    /** The number of price entries: one per (model, capacity type, effective date). */
     public int size() {
-        return prices.values().stream().mapToInt(Map::size).sum();
+        return prices.values().stream().flatMap(byType -> byType.values().stream()).mapToInt(Map::size).sum();
     }
 
     public long defaultMicrosPerGpuHour() {
         return defaultMicrosPerGpuHour;
+    }
+
+    private static Long inForce(NavigableMap<Instant, Long> history, Instant at) {
+        if (history == null) {
+            return null;
+        }
+        Map.Entry<Instant, Long> entry = history.floorEntry(at);
+        return entry == null ? null : entry.getValue();
     }
 
     private static void requireModel(String gpuModel) {

@@ -110,7 +110,7 @@ public class UsageConsumer {
                 usage.allocationId(), usage.jobId(), usage.tenant(), seconds(applied.added()), usage.sku().code(),
                 usage.units(), usage.capacityType(), usage.from(), usage.to(),
                 seconds(applied.allocation().usage().total()), envelope.event().id());
-        SkuRate rate = catalog.rate(usage.sku(), usage.capacityType());
+        SkuRate rate = catalog.rate(usage.sku(), usage.capacityType(), usage.from());
         if (rate.isFlagged()) {
             count("flagged");
             LOG.warnf("%s of job %s for tenant %s is billed at a fallback rate of %d micro-USD per hour, "

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gpucloud.contracts.events.GpuModels;
 import dev.gpucloud.billing.fold.PriceCatalog;
+import dev.gpucloud.billing.fold.ReservedCommitment;
 import dev.gpucloud.billing.fold.SkuRate;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.Sku;
@@ -12,6 +13,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.YearMonth;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,6 +47,50 @@ class BillingBeansTest {
     }
 
     @Test
+    void a_catalog_file_can_date_its_prices(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("catalog.txt");
+        Files.writeString(file, """
+                A100-SXM4-40GB/ON_DEMAND=2745000
+                # spot from 1 July 2025, repriced at noon on 15 July
+                A100-SXM4-40GB/SPOT@2025-07-01=1100000
+                A100-SXM4-40GB/SPOT@2025-07-15T12:00:00Z=900000
+                """);
+
+        PriceCatalog catalog = beans.catalog(config(file.toString(), "A100-SXM4-40GB/ON_DEMAND@2025-08-01=2500000", null));
+
+        Sku a100 = Sku.wholeGpu(GpuModels.A100_SXM4_40GB);
+        assertThat(catalog.size()).isEqualTo(4);
+        assertThat(catalog.rate(a100, CapacityType.SPOT, Instant.parse("2025-07-10T00:00:00Z")))
+                .isEqualTo(SkuRate.priced(1_100_000));
+        assertThat(catalog.rate(a100, CapacityType.SPOT, Instant.parse("2025-07-20T00:00:00Z")))
+                .isEqualTo(SkuRate.priced(900_000));
+        assertThat(catalog.rate(a100, CapacityType.ON_DEMAND, Instant.parse("2025-07-20T00:00:00Z")))
+                .isEqualTo(SkuRate.priced(2_745_000));
+        assertThat(catalog.rate(a100, CapacityType.ON_DEMAND)).isEqualTo(SkuRate.priced(2_500_000));
+    }
+
+    @Test
+    void commitments_are_read_from_configuration() {
+        List<ReservedCommitment> commitments = beans.commitments(config("builtin", null, null,
+                "acme/A100-SXM4-40GB/2025-06..2025-12=100@1840000, acme/H100-SXM5-80GB/mig-1g.10gb/2025-06=10@500000"));
+
+        assertThat(commitments).containsExactly(
+                new ReservedCommitment("acme", "A100-SXM4-40GB", 100, 1_840_000, YearMonth.of(2025, 6), YearMonth.of(2025, 12)),
+                new ReservedCommitment("acme", "H100-SXM5-80GB/mig-1g.10gb", 10, 500_000, YearMonth.of(2025, 6),
+                        YearMonth.of(2025, 6)));
+        assertThat(beans.commitments(config("builtin", null, null))).isEmpty();
+    }
+
+    @Test
+    void overlapping_commitments_stop_startup_naming_the_property() {
+        assertThatThrownBy(() -> beans.commitments(config("builtin", null, null,
+                "acme/A100-SXM4-40GB/2025-06..2025-12=100@1840000, acme/A100-SXM4-40GB/2025-12=1@1")))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("gpucloud.billing.commitments")
+                .hasMessageContaining("overlap");
+    }
+
+    @Test
     void a_bad_override_stops_startup_naming_the_property() {
         assertThatThrownBy(() -> beans.catalog(config("builtin", "A100-SXM4-40GB/SPOT=cheap", null)))
                 .isInstanceOf(IllegalStateException.class)
@@ -58,6 +106,10 @@ class BillingBeansTest {
     }
 
     private static BillingConfig config(String location, String overrides, Long defaultRate) {
+        return config(location, overrides, defaultRate, null);
+    }
+
+    private static BillingConfig config(String location, String overrides, Long defaultRate, String commitments) {
         return new BillingConfig() {
             @Override
             public long minimumBillableSeconds() {
@@ -77,6 +129,11 @@ class BillingBeansTest {
             @Override
             public Optional<Long> defaultRateMicrosPerGpuHour() {
                 return Optional.ofNullable(defaultRate);
+            }
+
+            @Override
+            public Optional<String> commitments() {
+                return Optional.ofNullable(commitments);
             }
 
             @Override

@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.Sku;
+import java.time.Instant;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -93,6 +94,74 @@ class PriceCatalogTest {
         assertThat(catalog.size()).isEqualTo(CATALOG.size() + 1);
     }
 
+    @Test
+    void an_entry_with_an_effective_date_applies_from_that_date() {
+        PriceCatalog catalog = CATALOG.withEntries("""
+                A100-SXM4-40GB/SPOT@2025-07-01 = 1100000
+                A100-SXM4-40GB/SPOT@2025-07-15T12:00:00Z=900000, A100-SXM4-40GB/ON_DEMAND@2025-08-01=2500000
+                """);
+        Sku a100 = Sku.wholeGpu(A100_SXM4_40GB);
+
+        assertThat(catalog.rate(a100, SPOT, Instant.parse("2025-06-30T23:59:59Z")))
+                .isEqualTo(SkuRate.flagged(2_745_000,
+                        "no SPOT price for A100-SXM4-40GB in force yet: billed at its ON_DEMAND rate"));
+        assertThat(catalog.rate(a100, SPOT, Instant.parse("2025-07-01T00:00:00Z"))).isEqualTo(SkuRate.priced(1_100_000));
+        assertThat(catalog.rate(a100, SPOT, Instant.parse("2025-07-15T12:00:00Z"))).isEqualTo(SkuRate.priced(900_000));
+        assertThat(catalog.rate(a100, ON_DEMAND, Instant.parse("2025-07-31T23:59:59Z"))).isEqualTo(SkuRate.priced(2_745_000));
+        assertThat(catalog.rate(a100, ON_DEMAND, Instant.parse("2025-08-01T00:00:00Z"))).isEqualTo(SkuRate.priced(2_500_000));
+        assertThat(catalog.size()).as("every dated entry counts").isEqualTo(CATALOG.size() + 3);
+    }
+
+    @Test
+    void without_an_instant_the_rate_is_the_latest_entrys() {
+        PriceCatalog catalog = CATALOG.withPrice(A100_SXM4_40GB, ON_DEMAND, Instant.parse("2030-01-01T00:00:00Z"), 1_000_000);
+
+        assertThat(catalog.rate(Sku.wholeGpu(A100_SXM4_40GB), ON_DEMAND)).isEqualTo(SkuRate.priced(1_000_000));
+        assertThat(catalog.gpuHourPrice(A100_SXM4_40GB, ON_DEMAND)).contains(1_000_000L);
+    }
+
+    @Test
+    void undated_prices_are_in_force_from_a_fixed_past_date_and_not_before() {
+        Sku v100 = Sku.wholeGpu(V100_SXM2_16GB);
+
+        assertThat(CATALOG.rate(v100, SPOT, PriceCatalog.UNDATED_EFFECTIVE_FROM)).isEqualTo(SkuRate.priced(930_000));
+        assertThat(CATALOG.rate(v100, SPOT, PriceCatalog.UNDATED_EFFECTIVE_FROM.minusSeconds(1)))
+                .isEqualTo(SkuRate.flagged(6_880_000,
+                        "no SPOT or ON_DEMAND price for V100-SXM2-16GB in force yet: billed at the default rate"));
+    }
+
+    @Test
+    void a_comment_runs_to_the_end_of_its_line_commas_included() {
+        PriceCatalog catalog = CATALOG.withEntries(
+                "# spot, repriced later, see the contract\nA100-SXM4-40GB/SPOT=1 # from the contract, signed in May");
+
+        assertThat(catalog.rate(Sku.wholeGpu(A100_SXM4_40GB), SPOT)).isEqualTo(SkuRate.priced(1));
+    }
+
+    @Test
+    void the_same_instant_replaces_an_entry() {
+        PriceCatalog catalog = CATALOG.withEntries("A100-SXM4-40GB/SPOT@2025-07-01=1, A100-SXM4-40GB/SPOT@2025-07-01T00:00:00Z=2");
+
+        assertThat(catalog.size()).isEqualTo(CATALOG.size() + 1);
+        assertThat(catalog.rate(Sku.wholeGpu(A100_SXM4_40GB), SPOT)).isEqualTo(SkuRate.priced(2));
+    }
+
+    @Test
+    void periods_cut_a_window_at_each_change_and_merge_equal_rates() {
+        PriceCatalog catalog = CATALOG
+                .withPrice(A100_SXM4_40GB, ON_DEMAND, Instant.parse("2025-06-10T00:00:00Z"), 3_600_000)
+                .withPrice(A100_SXM4_40GB, ON_DEMAND, Instant.parse("2025-06-20T00:00:00Z"), 3_600_000)
+                .withPrice(A100_SXM4_40GB, SPOT, Instant.parse("2025-06-25T00:00:00Z"), 1_000_000)
+                .withPrice(H100_SXM5_80GB, ON_DEMAND, Instant.parse("2025-06-15T00:00:00Z"), 1);
+        Interval june = Interval.month(java.time.YearMonth.of(2025, 6));
+
+        assertThat(catalog.periods(Sku.wholeGpu(A100_SXM4_40GB), ON_DEMAND, june)).containsExactly(
+                new PricePeriod(Interval.of(june.from(), Instant.parse("2025-06-10T00:00:00Z")), SkuRate.priced(2_745_000)),
+                new PricePeriod(Interval.of(Instant.parse("2025-06-10T00:00:00Z"), june.to()), SkuRate.priced(3_600_000)));
+        assertThat(catalog.periods(Sku.wholeGpu(A10G), ON_DEMAND, june))
+                .containsExactly(new PricePeriod(june, SkuRate.priced(1_006_000)));
+    }
+
     static Stream<Arguments> badEntries() {
         return Stream.of(
                 Arguments.of("an entry without a capacity type", "A100-SXM4-40GB=5", "is not MODEL/CAPACITY=MICROS"),
@@ -100,7 +169,13 @@ class PriceCatalogTest {
                 Arguments.of("an unknown capacity type", "A100-SXM4-40GB/CHEAP=5", "capacity type 'CHEAP'"),
                 Arguments.of("a price that is not a number", "A100-SXM4-40GB/SPOT=1.5", "'1.5' is not a whole number"),
                 Arguments.of("a negative price", "A100-SXM4-40GB/SPOT=-5", "must be >= 0"),
-                Arguments.of("a blank model", " /SPOT=5", "is not MODEL/CAPACITY=MICROS"));
+                Arguments.of("a blank model", " /SPOT=5", "is not MODEL/CAPACITY=MICROS"),
+                Arguments.of("an effective date that is not a date", "A100-SXM4-40GB/SPOT@July=5",
+                        "effective date 'July' is not a UTC date"),
+                Arguments.of("an effective instant without its zone", "A100-SXM4-40GB/SPOT@2025-07-01T00:00:00=5",
+                        "effective date '2025-07-01T00:00:00'"),
+                Arguments.of("an effective date on mig-slices", "A100-SXM4-40GB/mig-slices@2025-07-01=7",
+                        "mig-slices cannot have an effective date"));
     }
 
     @ParameterizedTest(name = "{0} is refused, quoting it")
