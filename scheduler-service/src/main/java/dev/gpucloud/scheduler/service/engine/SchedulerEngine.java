@@ -30,6 +30,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.hibernate.reactive.mutiny.Mutiny;
 import org.jboss.logging.Logger;
@@ -52,6 +53,7 @@ public class SchedulerEngine {
     private final SchedulerConfig config;
     private final ClusterState cluster = new ClusterState();
     private final FirstFitPlacer placer = new FirstFitPlacer();
+    private final Map<String, Instant> heard = new ConcurrentHashMap<>();
 
     public SchedulerEngine(Mutiny.SessionFactory sessions, SerialExecutor serial, Outbox outbox, JobWatchers watchers,
             SchedulerConfig config) {
@@ -209,12 +211,22 @@ public class SchedulerEngine {
         }).call(this::scheduleSoon);
     }
 
-    /** A host's agent reported telemetry at {@code at}: the host is alive. */
-    public Uni<Void> heardFrom(String nodeId, Instant at) {
-        return serial.run(() -> {
-            cluster.heardFrom(nodeId, at);
-            return Uni.createFrom().voidItem();
-        });
+    /**
+     * A host's agent reported telemetry at {@code at}: the host is alive. Called for every telemetry
+     * record, so it only notes the time; the cluster model takes it in before it is next read.
+     */
+    public void heardFrom(String nodeId, Instant at) {
+        heard.merge(nodeId, at, (a, b) -> a.isAfter(b) ? a : b);
+    }
+
+    /** Moves the telemetry times noted since the last operation into the cluster model. */
+    private void applyLiveness() {
+        for (String nodeId : List.copyOf(heard.keySet())) {
+            Instant at = heard.remove(nodeId);
+            if (at != null) {
+                cluster.heardFrom(nodeId, at);
+            }
+        }
     }
 
     /** A drain (or undrain) from node.events: no new work lands on a draining host. */
@@ -257,7 +269,10 @@ public class SchedulerEngine {
 
     /** A consistent copy of the cluster model, taken between operations. */
     public Uni<ClusterSnapshot> cluster() {
-        return serial.run(() -> Uni.createFrom().item(ClusterSnapshot.of(cluster)));
+        return serial.run(() -> {
+            applyLiveness();
+            return Uni.createFrom().item(ClusterSnapshot.of(cluster));
+        });
     }
 
     // ---------------------------------------------------------------- internals
@@ -318,6 +333,7 @@ public class SchedulerEngine {
 
     /** Tries every pending job, highest priority and oldest first; places what fits. */
     private Uni<Void> schedulePending() {
+        applyLiveness();
         return operationBody(changes -> sessions.withTransaction(s -> s.createSelectionQuery(
                         "from JobEntity where state = :state order by priority desc, submittedAt, id", JobEntity.class)
                 .setParameter("state", JobState.PENDING)

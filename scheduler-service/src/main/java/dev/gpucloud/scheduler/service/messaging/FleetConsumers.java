@@ -54,7 +54,8 @@ public class FleetConsumers {
         }
         Instant at = Instant.ofEpochMilli(record.timestamp());
         Instant now = Instant.now();
-        return engine.heardFrom(record.key(), at.isAfter(now) ? now : at);
+        engine.heardFrom(record.key(), at.isAfter(now) ? now : at);
+        return Uni.createFrom().voidItem();
     }
 
     @Incoming("allocations-in")
