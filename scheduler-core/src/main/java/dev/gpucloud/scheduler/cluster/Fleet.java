@@ -1,0 +1,392 @@
+package dev.gpucloud.scheduler.cluster;
+
+import dev.gpucloud.contracts.events.HostInventory;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * The scheduler's cluster model: hosts from gpu.inventory and node.events, and the assignments the
+ * scheduler itself made. Hosts are indexed by GPU model and by how many whole GPUs they have free,
+ * so a decision looks at the fullest hosts that can still take a job first (best fit) without
+ * scanning the fleet. An assignment may name a host that has not reported yet (after a restart);
+ * it takes effect when the host appears. Not thread-safe: one owner applies changes in order.
+ */
+public final class Fleet {
+
+    private static final int MAX_BUCKET = 64;
+
+    private final Map<String, NodeState> byId = new TreeMap<>();
+    private final List<NodeState> nodes = new ArrayList<>();
+    private final Map<String, ModelIndex> byModel = new TreeMap<>();
+    private final Bucket mixed = new Bucket();
+    private final Bucket partial = new Bucket();
+    private final Bucket migCapable = new Bucket();
+    private final Map<String, Assignment> assignments = new LinkedHashMap<>();
+    private final Map<String, List<Assignment>> byNode = new HashMap<>();
+    private long version;
+
+    /** Adds a host or replaces its description, keeping its health and re-applying what it holds. */
+    public List<Assignment> upsert(HostInventory inventory, long nowMillis) {
+        NodeState previous = byId.get(inventory.nodeId());
+        NodeState node = new NodeState(inventory);
+        List<Assignment> displaced = new ArrayList<>();
+        if (previous != null) {
+            node.lastHeardMillis = previous.lastHeardMillis;
+            node.draining = previous.draining;
+            node.interruptionDeadlineMillis = previous.interruptionDeadlineMillis;
+            node.rebalanceAtMillis = previous.rebalanceAtMillis;
+            node.lastCriticalXidMillis = previous.lastCriticalXidMillis;
+            node.lastCriticalXid = previous.lastCriticalXid;
+            unindex(previous);
+            node.slot = previous.slot;
+            nodes.set(previous.slot, node);
+        } else {
+            node.slot = nodes.size();
+            nodes.add(node);
+        }
+        node.lastHeardMillis = Math.max(node.lastHeardMillis, nowMillis);
+        byId.put(node.id, node);
+        for (Assignment a : byNode.getOrDefault(node.id, List.of())) {
+            if (fits(node, a) != null) {
+                displaced.add(a);
+            } else {
+                apply(node, a, +1);
+            }
+        }
+        for (Assignment a : displaced) {
+            forget(a);
+        }
+        index(node);
+        version++;
+        return displaced;
+    }
+
+    /** Removes a host; returns the assignments that were on it (now lost) and forgets them. */
+    public List<Assignment> remove(String nodeId) {
+        NodeState node = byId.remove(nodeId);
+        if (node != null) {
+            unindex(node);
+            NodeState last = nodes.remove(nodes.size() - 1);
+            if (last != node) {
+                last.slot = node.slot;
+                nodes.set(node.slot, last);
+            }
+        }
+        List<Assignment> lost = new ArrayList<>(byNode.getOrDefault(nodeId, List.of()));
+        for (Assignment a : lost) {
+            forget(a);
+        }
+        version++;
+        return lost;
+    }
+
+    public void heard(String nodeId, long atMillis) {
+        NodeState node = byId.get(nodeId);
+        if (node != null && atMillis > node.lastHeardMillis) {
+            node.lastHeardMillis = atMillis;
+        }
+    }
+
+    public void drain(String nodeId, boolean draining) {
+        NodeState node = byId.get(nodeId);
+        if (node != null) {
+            node.draining = draining;
+            version++;
+        }
+    }
+
+    /** The cloud will reclaim the host at {@code deadlineMillis}: it takes no new work. */
+    public void interruption(String nodeId, long deadlineMillis) {
+        NodeState node = byId.get(nodeId);
+        if (node != null) {
+            node.interruptionDeadlineMillis = deadlineMillis;
+            version++;
+        }
+    }
+
+    public void rebalance(String nodeId, long atMillis) {
+        NodeState node = byId.get(nodeId);
+        if (node != null) {
+            node.rebalanceAtMillis = atMillis;
+            version++;
+        }
+    }
+
+    public void criticalXid(String nodeId, int xid, long atMillis) {
+        NodeState node = byId.get(nodeId);
+        if (node != null && atMillis >= node.lastCriticalXidMillis) {
+            node.lastCriticalXidMillis = atMillis;
+            node.lastCriticalXid = xid;
+            version++;
+        }
+    }
+
+    /** Why the assignment cannot be held now, or null when it can. */
+    public String conflict(Assignment a) {
+        if (assignments.containsKey(a.allocationId())) {
+            return null;
+        }
+        NodeState node = byId.get(a.nodeId());
+        return node == null ? null : fits(node, a);
+    }
+
+    /**
+     * Holds an assignment's GPUs, CPU and memory (Reserve). Holding the same allocation again is a
+     * no-op; a conflicting one throws, naming the GPU.
+     */
+    public void reserve(Assignment a) {
+        if (assignments.containsKey(a.allocationId())) {
+            return;
+        }
+        NodeState node = byId.get(a.nodeId());
+        if (node != null) {
+            String why = fits(node, a);
+            if (why != null) {
+                throw new IllegalStateException("cannot reserve " + a.allocationId() + " on " + a.nodeId() + ": " + why);
+            }
+            unindex(node);
+            apply(node, a, +1);
+            index(node);
+        }
+        assignments.put(a.allocationId(), a);
+        byNode.computeIfAbsent(a.nodeId(), k -> new ArrayList<>(4)).add(a);
+        version++;
+    }
+
+    /** Frees an assignment (Unreserve). Idempotent: an unknown allocation does nothing. */
+    public Optional<Assignment> unreserve(String allocationId) {
+        Assignment a = assignments.get(allocationId);
+        if (a == null) {
+            return Optional.empty();
+        }
+        NodeState node = byId.get(a.nodeId());
+        if (node != null) {
+            unindex(node);
+            apply(node, a, -1);
+            index(node);
+        }
+        forget(a);
+        version++;
+        return Optional.of(a);
+    }
+
+    private void forget(Assignment a) {
+        assignments.remove(a.allocationId());
+        List<Assignment> list = byNode.get(a.nodeId());
+        if (list != null) {
+            list.remove(a);
+            if (list.isEmpty()) {
+                byNode.remove(a.nodeId());
+            }
+        }
+    }
+
+    private static String fits(NodeState node, Assignment a) {
+        for (int index : a.gpuIndices()) {
+            GpuState g = node.gpuByIndex(index);
+            if (g == null) {
+                return "GPU " + index + " does not exist";
+            }
+            if (a.isMig()) {
+                if (g.mig == null) {
+                    return "GPU " + index + " is not in MIG mode";
+                }
+                MigProfile p = g.mig.profile(a.migProfile()).orElse(null);
+                if (p == null) {
+                    return "GPU " + index + " has no MIG profile " + a.migProfile();
+                }
+                if ((g.migMask & p.mask(a.migStart())) != 0) {
+                    return "MIG slices of GPU " + index + " at " + a.migStart() + " are held";
+                }
+            } else if (g.mig != null) {
+                return "GPU " + index + " is in MIG mode";
+            } else if (g.usedMilli + a.milliGpu() > 1000) {
+                return "GPU " + index + " is held (" + g.usedMilli + " milli in use)";
+            }
+        }
+        return null;
+    }
+
+    private static void apply(NodeState node, Assignment a, int sign) {
+        for (int index : a.gpuIndices()) {
+            GpuState g = node.gpuByIndex(index);
+            if (a.isMig()) {
+                int mask = g.mig.profile(a.migProfile()).orElseThrow().mask(a.migStart());
+                g.migMask = sign > 0 ? g.migMask | mask : g.migMask & ~mask;
+            } else {
+                g.usedMilli = Math.max(0, Math.min(1000, g.usedMilli + sign * a.milliGpu()));
+            }
+        }
+        node.cpuUsed += sign * a.cpuMillis();
+        node.memoryUsed += sign * a.memoryMib();
+        node.recount();
+    }
+
+    private void index(NodeState node) {
+        if (node.mixedModels) {
+            mixed.add(node);
+        } else {
+            byModel.computeIfAbsent(node.model, ModelIndex::new).bucket(node.wholeFree).add(node);
+        }
+        boolean hasPartial = false;
+        boolean hasMig = false;
+        for (GpuState g : node.gpus) {
+            hasPartial |= g.isPartial();
+            hasMig |= g.mig != null && g.migMask != g.mig.fullMask();
+        }
+        if (hasPartial) {
+            partial.add(node);
+        }
+        if (hasMig) {
+            migCapable.add(node);
+        }
+    }
+
+    private void unindex(NodeState node) {
+        if (node.mixedModels) {
+            mixed.remove(node);
+        } else {
+            ModelIndex idx = byModel.get(node.model);
+            if (idx != null) {
+                idx.bucket(node.wholeFree).remove(node);
+            }
+        }
+        partial.remove(node);
+        migCapable.remove(node);
+    }
+
+    /**
+     * Visits, best fit first, the hosts that may have {@code minWholeFree} whole free GPUs of an
+     * allowed model (all models when {@code models} is empty): hosts of one model by ascending free
+     * count, then hosts of mixed models. Stops when the visitor returns false.
+     */
+    public void visitByFreeGpus(Set<String> models, int minWholeFree, Predicate<NodeState> visitor) {
+        int from = Math.min(Math.max(minWholeFree, 0), MAX_BUCKET);
+        if (models.size() == 1) {
+            ModelIndex idx = byModel.get(models.iterator().next());
+            if (idx != null && !idx.visit(from, visitor)) {
+                return;
+            }
+        } else {
+            int top = 0;
+            for (ModelIndex idx : byModel.values()) {
+                top = Math.max(top, idx.buckets.length);
+            }
+            for (int b = from; b < top; b++) {
+                for (ModelIndex idx : byModel.values()) {
+                    if (models.isEmpty() || models.contains(idx.model)) {
+                        Bucket bucket = idx.peek(b);
+                        if (bucket != null && !bucket.visit(visitor)) {
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        mixed.visit(visitor);
+    }
+
+    /** Visits hosts that have a GPU partly used by fractions. */
+    public void visitPartial(Predicate<NodeState> visitor) {
+        partial.visit(visitor);
+    }
+
+    /** Visits hosts with a MIG GPU that still has free slices. */
+    public void visitMig(Predicate<NodeState> visitor) {
+        migCapable.visit(visitor);
+    }
+
+    public Optional<NodeState> node(String nodeId) {
+        return Optional.ofNullable(byId.get(nodeId));
+    }
+
+    /** Every host, in id order. */
+    public Collection<NodeState> nodes() {
+        return Collections.unmodifiableCollection(byId.values());
+    }
+
+    public int size() {
+        return nodes.size();
+    }
+
+    public Optional<Assignment> assignment(String allocationId) {
+        return Optional.ofNullable(assignments.get(allocationId));
+    }
+
+    public Collection<Assignment> assignments() {
+        return Collections.unmodifiableCollection(assignments.values());
+    }
+
+    public List<Assignment> assignmentsOn(String nodeId) {
+        return List.copyOf(byNode.getOrDefault(nodeId, List.of()));
+    }
+
+    /** Grows with every change that can alter a placement; decisions cached against it stay valid while it is unchanged. */
+    public long version() {
+        return version;
+    }
+
+    private static final class ModelIndex {
+        final String model;
+        Bucket[] buckets = new Bucket[9];
+
+        ModelIndex(String model) {
+            this.model = model;
+        }
+
+        Bucket bucket(int free) {
+            int b = Math.min(free, MAX_BUCKET);
+            if (b >= buckets.length) {
+                buckets = java.util.Arrays.copyOf(buckets, b + 1);
+            }
+            if (buckets[b] == null) {
+                buckets[b] = new Bucket();
+            }
+            return buckets[b];
+        }
+
+        Bucket peek(int b) {
+            return b < buckets.length ? buckets[b] : null;
+        }
+
+        boolean visit(int from, Predicate<NodeState> visitor) {
+            for (int b = from; b < buckets.length; b++) {
+                if (buckets[b] != null && !buckets[b].visit(visitor)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    /** A set of hosts with O(1) add and remove, iterated in a stable order. */
+    private static final class Bucket {
+        private final java.util.LinkedHashSet<NodeState> members = new java.util.LinkedHashSet<>();
+
+        void add(NodeState n) {
+            members.add(n);
+        }
+
+        void remove(NodeState n) {
+            members.remove(n);
+        }
+
+        boolean visit(Predicate<NodeState> visitor) {
+            for (NodeState n : members) {
+                if (!visitor.test(n)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+}

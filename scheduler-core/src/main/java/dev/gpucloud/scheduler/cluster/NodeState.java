@@ -1,0 +1,206 @@
+package dev.gpucloud.scheduler.cluster;
+
+import dev.gpucloud.contracts.events.CapacityType;
+import dev.gpucloud.contracts.events.GpuDevice;
+import dev.gpucloud.contracts.events.HostInventory;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One host in the scheduler's model: its GPUs, CPU and memory with what is in use, its place in the
+ * RDMA switch tree (fabric, spine or block, leaf), capacity type and price, zone, and health
+ * (last heard from, draining, interruption notice, latest critical XID). Mutated only by
+ * {@link Fleet}; plugins read it.
+ */
+public final class NodeState {
+
+    /** No time set. */
+    public static final long NEVER = Long.MIN_VALUE;
+
+    final String id;
+    final String zone;
+    final String instanceType;
+    final CapacityType capacityType;
+    final long priceMicrosPerHour;
+    final int cpuMillis;
+    final long memoryMib;
+    final String fabric;
+    final String spine;
+    final String leaf;
+    final GpuState[] gpus;
+    final Set<String> datasets;
+    final String model;
+    final boolean mixedModels;
+    int slot = -1;
+    int cpuUsed;
+    long memoryUsed;
+    int wholeFree;
+    long lastHeardMillis = NEVER;
+    boolean draining;
+    long interruptionDeadlineMillis = NEVER;
+    long rebalanceAtMillis = NEVER;
+    long lastCriticalXidMillis = NEVER;
+    int lastCriticalXid;
+
+    NodeState(HostInventory inventory) {
+        this.id = inventory.nodeId();
+        this.zone = inventory.zone();
+        this.instanceType = inventory.instanceType();
+        this.capacityType = inventory.capacityType();
+        this.priceMicrosPerHour = inventory.priceMicrosPerHour();
+        this.cpuMillis = inventory.cpuMillis();
+        this.memoryMib = inventory.memoryMib();
+        String f = inventory.rdmaFabric();
+        this.fabric = f == null || f.isBlank() ? null : f;
+        List<String> path = inventory.switchPath();
+        this.leaf = path.isEmpty() ? (fabric == null ? null : fabric + "/leaf") : path.get(path.size() - 1);
+        this.spine = path.size() >= 2 ? path.get(0) : (fabric == null ? null : fabric + "/spine");
+        List<GpuDevice> devices = inventory.gpus().stream()
+                .sorted(java.util.Comparator.comparingInt(GpuDevice::index)).toList();
+        this.gpus = new GpuState[devices.size()];
+        for (int i = 0; i < gpus.length; i++) {
+            gpus[i] = new GpuState(devices.get(i));
+        }
+        this.datasets = Set.copyOf(inventory.cachedDatasets());
+        this.model = gpus.length == 0 ? "" : gpus[0].model;
+        boolean mixed = false;
+        for (GpuState g : gpus) {
+            mixed |= !g.model.equals(model);
+        }
+        this.mixedModels = mixed;
+        recount();
+    }
+
+    void recount() {
+        int free = 0;
+        for (GpuState g : gpus) {
+            if (g.isWholeFree()) {
+                free++;
+            }
+        }
+        wholeFree = free;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String zone() {
+        return zone;
+    }
+
+    public String instanceType() {
+        return instanceType;
+    }
+
+    public CapacityType capacityType() {
+        return capacityType;
+    }
+
+    public long priceMicrosPerHour() {
+        return priceMicrosPerHour;
+    }
+
+    /** The host's price per GPU-hour (its whole price when it has no GPU). */
+    public long pricePerGpuMicros() {
+        return gpus.length == 0 ? priceMicrosPerHour : priceMicrosPerHour / gpus.length;
+    }
+
+    public int cpuMillis() {
+        return cpuMillis;
+    }
+
+    public int cpuFree() {
+        return cpuMillis - cpuUsed;
+    }
+
+    public long memoryMib() {
+        return memoryMib;
+    }
+
+    public long memoryFree() {
+        return memoryMib - memoryUsed;
+    }
+
+    /** The RDMA fabric, or null when the host has none. */
+    public String fabric() {
+        return fabric;
+    }
+
+    public String spine() {
+        return spine;
+    }
+
+    public String leaf() {
+        return leaf;
+    }
+
+    public int gpuCount() {
+        return gpus.length;
+    }
+
+    public GpuState gpu(int i) {
+        return gpus[i];
+    }
+
+    /** The GPU with this device index, or null. */
+    public GpuState gpuByIndex(int index) {
+        for (GpuState g : gpus) {
+            if (g.index == index) {
+                return g;
+            }
+        }
+        return null;
+    }
+
+    /** The model of the host's first GPU; see {@link #mixedModels()}. */
+    public String model() {
+        return model;
+    }
+
+    public boolean mixedModels() {
+        return mixedModels;
+    }
+
+    public int wholeFree() {
+        return wholeFree;
+    }
+
+    public Set<String> datasets() {
+        return datasets;
+    }
+
+    public long lastHeardMillis() {
+        return lastHeardMillis;
+    }
+
+    public boolean draining() {
+        return draining;
+    }
+
+    public long interruptionDeadlineMillis() {
+        return interruptionDeadlineMillis;
+    }
+
+    public long rebalanceAtMillis() {
+        return rebalanceAtMillis;
+    }
+
+    public long lastCriticalXidMillis() {
+        return lastCriticalXidMillis;
+    }
+
+    public int lastCriticalXid() {
+        return lastCriticalXid;
+    }
+
+    /** Spot pool: capacity of one instance type in one zone, which clouds reclaim together. */
+    public String pool() {
+        return zone + "/" + instanceType;
+    }
+
+    @Override
+    public String toString() {
+        return id + "(" + wholeFree + "/" + gpus.length + " " + model + " free)";
+    }
+}

@@ -1,0 +1,71 @@
+package dev.gpucloud.scheduler.framework.plugins;
+
+import dev.gpucloud.scheduler.cluster.GpuState;
+import dev.gpucloud.scheduler.cluster.MigGeometry;
+import dev.gpucloud.scheduler.cluster.MigProfile;
+import dev.gpucloud.scheduler.cluster.NodeState;
+import dev.gpucloud.scheduler.framework.CycleState;
+import dev.gpucloud.scheduler.framework.PlacementRequest;
+import dev.gpucloud.scheduler.framework.Plugins;
+import dev.gpucloud.scheduler.framework.Status;
+import java.util.Set;
+
+/**
+ * MIG fit: a MIG-mode GPU of an allowed model offers the profile and has a legal start whose
+ * slices are free (NVIDIA's placement rules, see {@link MigGeometry}).
+ */
+public final class MigFit implements Plugins.Filter, Plugins.PreFilter {
+
+    public static final String NAME = "MigFit";
+    private static final Set<String> KNOWN = Set.of("1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb",
+            "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb", "1g.12gb", "1g.24gb", "2g.24gb", "3g.47gb",
+            "4g.47gb", "7g.94gb", "1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb", "1g.6gb",
+            "2g.12gb", "4g.24gb");
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /** True for a profile name some MIG-capable GPU (A30, A100, H100, H200) offers. */
+    public static boolean known(String profile) {
+        return KNOWN.contains(profile);
+    }
+
+    @Override
+    public Status preFilter(CycleState state, PlacementRequest r) {
+        if (r.kind() == PlacementRequest.Kind.MIG && !known(r.migProfile())) {
+            return Status.unresolvable(NAME, "unknown MIG profile " + r.migProfile());
+        }
+        return Status.SUCCESS;
+    }
+
+    @Override
+    public Status filter(CycleState state, PlacementRequest r, NodeState node) {
+        if (r.kind() != PlacementRequest.Kind.MIG) {
+            return Status.SUCCESS;
+        }
+        boolean migGpu = false;
+        boolean offered = false;
+        for (int i = 0; i < node.gpuCount(); i++) {
+            GpuState g = node.gpu(i);
+            if (g.mig() == null || !Gpus.modelAllowed(r, g)) {
+                continue;
+            }
+            migGpu = true;
+            MigProfile p = g.mig().profile(r.migProfile()).orElse(null);
+            if (p == null) {
+                continue;
+            }
+            offered = true;
+            if (g.mig().bestStart(p, g.migMask()) >= 0) {
+                return Status.SUCCESS;
+            }
+        }
+        if (!migGpu) {
+            return Status.unschedulable(NAME, "no MIG-mode GPUs");
+        }
+        return Status.unschedulable(NAME, offered ? "no free " + r.migProfile() + " slot"
+                : "MIG profile " + r.migProfile() + " not offered by " + node.model());
+    }
+}
