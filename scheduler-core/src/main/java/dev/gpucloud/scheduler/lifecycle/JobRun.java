@@ -1,0 +1,178 @@
+package dev.gpucloud.scheduler.lifecycle;
+
+import dev.gpucloud.contracts.events.JobState;
+
+/**
+ * The life of one job as a pure state machine: PENDING, SCHEDULED, RUNNING, CHECKPOINTING and the
+ * final SUCCEEDED, FAILED, CANCELLED. An involuntary stop (spot interruption, preemption, host loss)
+ * goes back to PENDING to resume from the latest checkpoint; a failed exit is retried within the
+ * {@link RetryPolicy}. Every method returns the {@link Transition} to publish; each stop records the
+ * work lost since the last checkpoint (or since the run started, if it saved none). Times are epoch
+ * milliseconds.
+ */
+public final class JobRun {
+
+    private final String jobId;
+    private final int gpuMilli;
+    private final RetryPolicy retry;
+    private JobState state = JobState.PENDING;
+    private int attempt;
+    private int failures;
+    private int interruptions;
+    private String resumeFrom;
+    private long lastCheckpointMillis = Long.MIN_VALUE;
+    private long runningSinceMillis = Long.MIN_VALUE;
+    private long lostWorkSeconds;
+    private long lostGpuSeconds;
+
+    /** A new job; {@code gpuMilli} is what all its workers hold together (1000 per whole GPU). */
+    public JobRun(String jobId, int gpuMilli, RetryPolicy retry) {
+        this.jobId = jobId;
+        this.gpuMilli = gpuMilli;
+        this.retry = retry;
+    }
+
+    /** A job restored from storage. */
+    public static JobRun restore(String jobId, int gpuMilli, RetryPolicy retry, JobState state, int attempt,
+            int failures, int interruptions, String resumeFrom, long lastCheckpointMillis, long runningSinceMillis,
+            long lostWorkSeconds, long lostGpuSeconds) {
+        JobRun run = new JobRun(jobId, gpuMilli, retry);
+        run.state = state;
+        run.attempt = attempt;
+        run.failures = failures;
+        run.interruptions = interruptions;
+        run.resumeFrom = resumeFrom;
+        run.lastCheckpointMillis = lastCheckpointMillis;
+        run.runningSinceMillis = runningSinceMillis;
+        run.lostWorkSeconds = lostWorkSeconds;
+        run.lostGpuSeconds = lostGpuSeconds;
+        return run;
+    }
+
+    private Transition move(JobState to, String reason, long lostWork) {
+        JobState from = state;
+        JobLifecycle.move(jobId, from, to);
+        state = to;
+        long lostGpu = lostWork * gpuMilli / 1000;
+        lostWorkSeconds += lostWork;
+        lostGpuSeconds += lostGpu;
+        return new Transition(jobId, from, to, reason, resumeFrom, lostWork, lostGpu);
+    }
+
+    /** Placed on hosts: a new attempt. */
+    public Transition scheduled(String reason) {
+        attempt++;
+        return move(JobState.SCHEDULED, reason, 0);
+    }
+
+    /** Every worker started. */
+    public Transition started(long atMillis) {
+        runningSinceMillis = atMillis;
+        return move(JobState.RUNNING, "all workers started", 0);
+    }
+
+    /** The scheduler asked the job to checkpoint (before a preemption or a spot reclaim). */
+    public Transition checkpointRequested(String reason) {
+        return move(JobState.CHECKPOINTING, reason, 0);
+    }
+
+    /** The workload saved a checkpoint; a requested checkpoint returns the job to RUNNING. */
+    public Transition checkpointSaved(String path, long atMillis) {
+        resumeFrom = path;
+        lastCheckpointMillis = Math.max(lastCheckpointMillis, atMillis);
+        if (state == JobState.CHECKPOINTING) {
+            return move(JobState.RUNNING, "checkpoint saved at " + path, 0);
+        }
+        return new Transition(jobId, state, state, "checkpoint saved at " + path, resumeFrom, 0, 0);
+    }
+
+    /** Seconds of work that a stop at {@code atMillis} loses. */
+    public long lostWorkAt(long atMillis) {
+        if (state != JobState.RUNNING && state != JobState.CHECKPOINTING) {
+            return 0;
+        }
+        long since = Math.max(runningSinceMillis, lastCheckpointMillis);
+        return since == Long.MIN_VALUE ? 0 : Math.max(0, (atMillis - since) / 1000);
+    }
+
+    /**
+     * An involuntary stop (spot interruption, preemption, host lost): back to the queue, to resume
+     * from the latest checkpoint. A job that never started simply goes back.
+     */
+    public Transition interrupted(String reason, long atMillis) {
+        long lost = lostWorkAt(atMillis);
+        interruptions++;
+        runningSinceMillis = Long.MIN_VALUE;
+        return move(JobState.PENDING, reason, lost);
+    }
+
+    /** The job's process exited (for a gang: the decisive worker's exit). */
+    public Transition exited(int exitCode, long atMillis) {
+        if (exitCode == 0) {
+            return move(JobState.SUCCEEDED, "exited 0", 0);
+        }
+        long lost = lostWorkAt(atMillis);
+        runningSinceMillis = Long.MIN_VALUE;
+        if (retry.retries(exitCode, failures)) {
+            failures++;
+            return move(JobState.PENDING, "exited " + exitCode + ", retry " + failures + " of " + retry.maxRetries(),
+                    lost);
+        }
+        failures++;
+        String why = retry.neverRetry().contains(exitCode) ? "exited " + exitCode + " (not retried)"
+                : "exited " + exitCode + " after " + (failures - 1) + " retries";
+        return move(JobState.FAILED, why, lost);
+    }
+
+    public Transition cancelled(String reason, long atMillis) {
+        return move(JobState.CANCELLED, reason, lostWorkAt(atMillis));
+    }
+
+    public Transition failed(String reason, long atMillis) {
+        return move(JobState.FAILED, reason, lostWorkAt(atMillis));
+    }
+
+    public String jobId() {
+        return jobId;
+    }
+
+    public JobState state() {
+        return state;
+    }
+
+    public int attempt() {
+        return attempt;
+    }
+
+    public int failures() {
+        return failures;
+    }
+
+    public int interruptions() {
+        return interruptions;
+    }
+
+    public String resumeFrom() {
+        return resumeFrom;
+    }
+
+    public long lastCheckpointMillis() {
+        return lastCheckpointMillis;
+    }
+
+    public long runningSinceMillis() {
+        return runningSinceMillis;
+    }
+
+    public long lostWorkSeconds() {
+        return lostWorkSeconds;
+    }
+
+    public long lostGpuSeconds() {
+        return lostGpuSeconds;
+    }
+
+    public int gpuMilli() {
+        return gpuMilli;
+    }
+}
