@@ -33,6 +33,7 @@ public final class Fleet {
     private final Map<String, Assignment> assignments = new LinkedHashMap<>();
     private final Map<String, List<Assignment>> byNode = new HashMap<>();
     private long version;
+    private long maxPricePerGpu = 1;
 
     /** Adds a host or replaces its description, keeping its health and re-applying what it holds. */
     public List<Assignment> upsert(HostInventory inventory, long nowMillis) {
@@ -54,6 +55,7 @@ public final class Fleet {
             nodes.add(node);
         }
         node.lastHeardMillis = Math.max(node.lastHeardMillis, nowMillis);
+        maxPricePerGpu = Math.max(maxPricePerGpu, node.pricePerGpuMicros());
         byId.put(node.id, node);
         for (Assignment a : byNode.getOrDefault(node.id, List.of())) {
             if (fits(node, a) != null) {
@@ -91,8 +93,17 @@ public final class Fleet {
 
     public void heard(String nodeId, long atMillis) {
         NodeState node = byId.get(nodeId);
-        if (node != null && atMillis > node.lastHeardMillis) {
+        if (node != null && (atMillis > node.lastHeardMillis || node.lastHeardMillis == NodeState.NEVER)) {
             node.lastHeardMillis = atMillis;
+        }
+    }
+
+    /** The host stopped answering: it takes no work until it is heard from again. */
+    public void lost(String nodeId) {
+        NodeState node = byId.get(nodeId);
+        if (node != null) {
+            node.lastHeardMillis = NodeState.NEVER;
+            version++;
         }
     }
 
@@ -328,6 +339,11 @@ public final class Fleet {
 
     public List<Assignment> assignmentsOn(String nodeId) {
         return List.copyOf(byNode.getOrDefault(nodeId, List.of()));
+    }
+
+    /** The dearest GPU-hour any host has offered (it never shrinks), for normalising price scores. */
+    public long maxPricePerGpuMicros() {
+        return maxPricePerGpu;
     }
 
     /** Grows with every change that can alter a placement; decisions cached against it stay valid while it is unchanged. */

@@ -18,6 +18,7 @@ public final class NodeState {
     public static final long NEVER = Long.MIN_VALUE;
 
     final String id;
+    final String hostname;
     final String zone;
     final String instanceType;
     final CapacityType capacityType;
@@ -44,6 +45,7 @@ public final class NodeState {
 
     NodeState(HostInventory inventory) {
         this.id = inventory.nodeId();
+        this.hostname = inventory.hostname();
         this.zone = inventory.zone();
         this.instanceType = inventory.instanceType();
         this.capacityType = inventory.capacityType();
@@ -83,6 +85,10 @@ public final class NodeState {
 
     public String id() {
         return id;
+    }
+
+    public String hostname() {
+        return hostname;
     }
 
     public String zone() {

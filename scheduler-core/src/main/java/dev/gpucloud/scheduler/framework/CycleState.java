@@ -11,7 +11,6 @@ public final class CycleState {
     private final Fleet fleet;
     private final long nowMillis;
     private final Profile profile;
-    private long maxPricePerGpuMicros = -1;
 
     CycleState(Fleet fleet, long nowMillis, Profile profile) {
         this.fleet = fleet;
@@ -31,15 +30,8 @@ public final class CycleState {
         return profile;
     }
 
-    /** The dearest GPU-hour in the fleet, for normalising price scores (computed once per cycle). */
+    /** The dearest GPU-hour in the fleet, for normalising price scores. */
     public long maxPricePerGpuMicros() {
-        if (maxPricePerGpuMicros < 0) {
-            long max = 1;
-            for (var n : fleet.nodes()) {
-                max = Math.max(max, n.pricePerGpuMicros());
-            }
-            maxPricePerGpuMicros = max;
-        }
-        return maxPricePerGpuMicros;
+        return fleet.maxPricePerGpuMicros();
     }
 }

@@ -370,7 +370,8 @@ public final class PlacementFramework {
     /**
      * Could this job ever run on this fleet, were every host empty and healthy? Used at submit: a
      * job no host could ever take (a gang larger than any fabric, a MIG profile no GPU offers) is
-     * rejected then, not left pending for ever. An empty fleet admits everything (hosts may come).
+     * rejected then, not left pending for ever. Judged over the hosts with a GPU model the job
+     * accepts: when there is none yet, the job is admitted (such hosts may join) and waits.
      */
     public Status everFits(Fleet fleet, PlacementRequest r) {
         CycleState state = new CycleState(fleet, 0, profile);
@@ -380,7 +381,13 @@ public final class PlacementFramework {
                 return Status.unresolvable(s.plugin(), s.reason());
             }
         }
-        if (fleet.size() == 0) {
+        boolean anyOfModel = false;
+        for (NodeState node : fleet.nodes()) {
+            for (int i = 0; i < node.gpuCount() && !anyOfModel; i++) {
+                anyOfModel = r.models().isEmpty() || r.models().contains(node.gpu(i).model());
+            }
+        }
+        if (!anyOfModel) {
             return Status.SUCCESS;
         }
         Map<String, Integer> byFabric = new LinkedHashMap<>();

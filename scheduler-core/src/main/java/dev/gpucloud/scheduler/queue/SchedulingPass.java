@@ -88,9 +88,10 @@ public final class SchedulingPass {
             long estimate = job.runtimeEstimateSeconds() > 0 ? job.runtimeEstimateSeconds() : defaultEstimateSeconds;
             long ends = nowMillis + estimate * 1000;
             boolean endsBeforeHead = ends <= result.shadowMillis;
+            boolean apart = !touchesHead(fleet, head.request(), d.assignments());
             boolean fitsInExtra = job.gpuMilli() <= extraMilli;
-            if (endsBeforeHead || fitsInExtra) {
-                if (!endsBeforeHead) {
+            if (endsBeforeHead || apart || fitsInExtra) {
+                if (!endsBeforeHead && !apart) {
                     extraMilli -= job.gpuMilli();
                 }
                 result.placed(job, d, true);
@@ -128,7 +129,7 @@ public final class SchedulingPass {
         List<RunningJob> byEnd = new ArrayList<>(running);
         byEnd.sort(Comparator.comparingLong(RunningJob::expectedEndMillis));
         for (RunningJob j : byEnd) {
-            free += j.gpuMilli();
+            free += usable(fleet, r, j);
             if (free >= need) {
                 return new long[] {j.expectedEndMillis(), free - need};
             }
@@ -150,6 +151,51 @@ public final class SchedulingPass {
             }
         }
         return List.copyOf(kept);
+    }
+
+    /**
+     * Whether any of these assignments holds GPUs the head could use: a GPU model it accepts, on a
+     * host with an RDMA fabric when it is a multi-host RDMA gang.
+     */
+    private static boolean touchesHead(Fleet fleet, PlacementRequest head, List<Assignment> assignments) {
+        for (Assignment a : assignments) {
+            NodeState node = fleet.node(a.nodeId()).orElse(null);
+            if (node == null || (head.multiHostRdma() && node.fabric() == null)) {
+                continue;
+            }
+            if (head.models().isEmpty()) {
+                return true;
+            }
+            for (int index : a.gpuIndices()) {
+                GpuState g = node.gpuByIndex(index);
+                if (g != null && head.models().contains(g.model())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** GPU milli a running job holds on GPUs of a model the head accepts (only those help the head). */
+    private static long usable(Fleet fleet, PlacementRequest head, RunningJob job) {
+        if (head.models().isEmpty()) {
+            return job.gpuMilli();
+        }
+        long milli = 0;
+        for (String id : job.allocationIds()) {
+            Assignment a = fleet.assignment(id).orElse(null);
+            NodeState node = a == null ? null : fleet.node(a.nodeId()).orElse(null);
+            if (node == null) {
+                continue;
+            }
+            for (int index : a.gpuIndices()) {
+                GpuState g = node.gpuByIndex(index);
+                if (g != null && head.models().contains(g.model())) {
+                    milli += a.isMig() ? 0 : a.isFraction() ? a.milliGpu() : 1000;
+                }
+            }
+        }
+        return milli;
     }
 
     /**

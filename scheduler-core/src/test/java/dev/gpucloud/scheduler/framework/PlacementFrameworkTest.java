@@ -221,6 +221,9 @@ class PlacementFrameworkTest {
                 .code()).isEqualTo(Status.Code.UNRESOLVABLE);
         assertThat(framework.everFits(new Fleet(), request(9, 8, true, null, 0, CapacityPreference.ON_DEMAND, null))
                 .isSuccess()).isTrue();
+        PlacementRequest otherModel = new PlacementRequest("h100", "t", 0, 9, 8, null, 0, 0, 0, Set.of("H100-SXM5-80GB"),
+                0, true, false, CapacityPreference.ON_DEMAND, 0, null, Set.of(), PriorityClass.NORMAL);
+        assertThat(framework.everFits(fleet, otherModel).isSuccess()).isTrue();
     }
 
     @Test

@@ -141,6 +141,40 @@ class SchedulingPassTest {
     }
 
     @Test
+    void aHeadThatNoRunningJobCanMakeRoomForDoesNotBlockOthers() {
+        Fleet fleet = new Fleet();
+        host("h").add(fleet);
+        run(fleet, "running", "x", PriorityClass.NORMAL, 4, 3600, false);
+        PlacementRequest h100 = new PlacementRequest("h100", "a", 0, 1, 8, null, 0, 0, 0, Set.of("H100-SXM5-80GB"), 0,
+                false, false, null, 0, null, Set.of(), PriorityClass.NORMAL);
+        queue.enqueue(new QueuedJob("h100", "a", PriorityClass.NORMAL, queue.nextSeq(), h100, 0, NOW));
+        queue.enqueue(job("small", "b", PriorityClass.NORMAL, 4, 0));
+        PassResult r = pass.run(fleet, queue, running, Set.of(), NOW);
+        assertThat(r.reservedFor()).isEqualTo("h100");
+        assertThat(r.shadowMillis()).isEqualTo(Long.MAX_VALUE);
+        assertThat(r.placed()).extracting(p -> p.job().jobId()).containsExactly("small");
+    }
+
+    @Test
+    void backfillOnGpusTheHeadCannotUseIsAlwaysSafe() {
+        Fleet fleet = new Fleet();
+        host("a100").add(fleet);
+        run(fleet, "running", "x", PriorityClass.NORMAL, 4, 3600, false);
+        host("a10g").model("A10G", 24_576).gpus(4).add(fleet);
+        PlacementRequest wantsA100 = new PlacementRequest("head", "a", 0, 1, 8, null, 0, 0, 0,
+                Set.of("A100-SXM4-80GB"), 0, false, false, null, 0, null, Set.of(), PriorityClass.NORMAL);
+        queue.enqueue(new QueuedJob("head", "a", PriorityClass.NORMAL, queue.nextSeq(), wantsA100, 0, NOW));
+        PlacementRequest wantsA10g = new PlacementRequest("a10g-job", "b", 0, 1, 4, null, 0, 0, 0, Set.of("A10G"), 0,
+                false, false, null, 0, null, Set.of(), PriorityClass.NORMAL);
+        queue.enqueue(new QueuedJob("a10g-job", "b", PriorityClass.NORMAL, queue.nextSeq(), wantsA10g, 0, NOW));
+        queue.enqueue(job("any", "c", PriorityClass.NORMAL, 2, 0));
+        PassResult r = pass.run(fleet, queue, running, Set.of(), NOW);
+        assertThat(r.reservedFor()).isEqualTo("head");
+        assertThat(r.placed()).extracting(p -> p.job().jobId()).containsExactly("a10g-job");
+        assertThat(r.waiting()).containsKey("any");
+    }
+
+    @Test
     void unresolvableJobsAreReportedAndDoNotBlock() {
         Fleet fleet = new Fleet();
         host("h").add(fleet);

@@ -200,7 +200,7 @@ class JobServiceTest {
         String id = submit(spec(1).clearGpuModels().addGpuModels("NO-SUCH-GPU")).getJob().getJobId();
 
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(job(id).getReason())
-                .contains("unschedulable").contains("GPU model not allowed"));
+                .startsWith("pending: ").contains("no NO-SUCH-GPU GPUs"));
         assertThat(job(id).getState()).isEqualTo(JobState.PENDING);
     }
 
@@ -258,25 +258,54 @@ class JobServiceTest {
         String second = "node-b-" + model;
         var commands = kafka.tail(Topics.NODE_COMMANDS.name());
         kafka.send(EventRecords.record(Topics.GPU_INVENTORY, first, host(first, 8), "test"));
+        kafka.send(EventRecords.record(Topics.GPU_INVENTORY, second, host(second, 8), "test"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> ClusterServiceGrpc.newBlockingStub(channel)
+                .listNodes(ListNodesRequest.newBuilder().setGpuModel(model).build()).getNodesCount() == 2);
+        String blocker = submit(spec(8)).getJob().getJobId();
+        var blockerStart = commands.next(r -> r.key().equals(first) || r.key().equals(second), 1,
+                Duration.ofSeconds(20));
+        NodeCommand held = EventRecords.decode(Topics.NODE_COMMANDS, blockerStart.get(0)).payload();
+        assertThat(held.jobId()).isEqualTo(blocker);
+
         String id = submit(spec(8).setWorkers(2).setInterconnect(Interconnect.INTERCONNECT_RDMA)).getJob().getJobId();
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(job(id).getReason())
-                .contains("worker 1 of 2 has no place"));
-        assertThat(commands.next(r -> r.key().equals(first), 1, Duration.ofSeconds(2))).isEmpty();
+                .contains("no RDMA fabric has room for all 2 workers").contains("fabric a: room for 1 of 2 workers"));
+        assertThat(commands.next(r -> r.key().equals(first) || r.key().equals(second), 1, Duration.ofSeconds(2)))
+                .isEmpty();
 
-        kafka.send(EventRecords.record(Topics.GPU_INVENTORY, second, host(second, 8), "test"));
+        kafka.send(EventRecords.record(Topics.ALLOCATION_EVENTS, blocker, new AllocationEvent(held.allocationId(),
+                blocker, held.nodeId(), AllocationEventType.EXITED, Instant.now(), 0, null, "done"), "test"));
         var starts = commands.next(r -> r.key().equals(first) || r.key().equals(second), 2,
                 Duration.ofSeconds(20));
         assertThat(starts).extracting(ConsumerRecord::key).containsExactlyInAnyOrder(first, second);
 
         NodeCommand worker0 = EventRecords.decode(Topics.NODE_COMMANDS, starts.get(0)).payload();
+        var jobEvents = kafka.tail(Topics.JOB_EVENTS.name());
         kafka.send(EventRecords.record(Topics.ALLOCATION_EVENTS, id, new AllocationEvent(worker0.allocationId(), id,
                 worker0.nodeId(), AllocationEventType.EXITED, Instant.now(), 3, null, "boom"), "test"));
-        await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.FAILED);
-        assertThat(job(id).getExitCode()).isEqualTo(3);
+        // exit 3 is retried (within the bound): the gang stops as a whole and goes back to the queue
         var stops = commands.next(r -> r.key().equals(first) || r.key().equals(second), 1,
                 Duration.ofSeconds(20));
-        assertThat(EventRecords.decode(Topics.NODE_COMMANDS, stops.get(0)).payload().type())
-                .isEqualTo(NodeCommandType.STOP);
+        NodeCommand stop = EventRecords.decode(Topics.NODE_COMMANDS, stops.get(0)).payload();
+        assertThat(stop.type()).isEqualTo(NodeCommandType.STOP);
+        assertThat(stop.allocationId()).isNotEqualTo(worker0.allocationId());
+        var requeued = EventRecords.decode(Topics.JOB_EVENTS,
+                jobEvents.next(r -> r.key().equals(id), 1, Duration.ofSeconds(20)).get(0)).payload();
+        assertThat(requeued.state()).isEqualTo(dev.gpucloud.contracts.events.JobState.PENDING);
+        assertThat(requeued.reason()).contains("worker 0 exited 3, retry 1 of 3");
+        kafka.send(EventRecords.record(Topics.ALLOCATION_EVENTS, id, new AllocationEvent(stop.allocationId(), id,
+                stop.nodeId(), AllocationEventType.EXITED, Instant.now(), 143, null, "stopped"), "test"));
+
+        // placed again; exit 127 (command not found) is never retried
+        var again = commands.next(r -> r.key().equals(first) || r.key().equals(second), 2, Duration.ofSeconds(20));
+        assertThat(again).hasSize(2);
+        NodeCommand retry0 = EventRecords.decode(Topics.NODE_COMMANDS, again.get(0)).payload();
+        assertThat(retry0.type()).isEqualTo(NodeCommandType.START);
+        kafka.send(EventRecords.record(Topics.ALLOCATION_EVENTS, id, new AllocationEvent(retry0.allocationId(), id,
+                retry0.nodeId(), AllocationEventType.EXITED, Instant.now(), 127, null, "not found"), "test"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.FAILED);
+        assertThat(job(id).getExitCode()).isEqualTo(127);
+        assertThat(job(id).getReason()).contains("exited 127 (not retried)");
     }
 
     @Test

@@ -10,7 +10,7 @@ import dev.gpucloud.scheduler.framework.Status;
 
 /**
  * Capacity type and price: on-demand jobs stay off spot, spot-only jobs stay on spot, a price
- * ceiling (per GPU-hour of what the worker holds) is honoured, and spot pools that were recently
+ * ceiling (per job-hour: every worker priced as if on this host) is honoured, and spot pools that were recently
  * interrupted under this job are avoided.
  */
 public final class CapacityFilter implements Plugins.Filter {
@@ -35,8 +35,8 @@ public final class CapacityFilter implements Plugins.Filter {
             return Status.unschedulable(NAME, "spot pool recently interrupted");
         }
         if (r.priceCeilingMicrosPerHour() > 0) {
-            long perWorker = node.pricePerGpuMicros() * r.milliPerWorker() / 1000;
-            if (perWorker > r.priceCeilingMicrosPerHour()) {
+            long perJob = node.pricePerGpuMicros() * r.milliPerWorker() / 1000 * r.workers();
+            if (perJob > r.priceCeilingMicrosPerHour()) {
                 return Status.unschedulable(NAME, "price over the job's ceiling");
             }
         }

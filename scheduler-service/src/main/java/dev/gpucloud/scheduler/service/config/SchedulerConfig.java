@@ -3,6 +3,9 @@ package dev.gpucloud.scheduler.service.config;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /** The scheduler service's settings, under {@code gpucloud.scheduler}. */
 @ConfigMapping(prefix = "gpucloud.scheduler")
@@ -39,4 +42,57 @@ public interface SchedulerConfig {
     /** Where workers write checkpoints when the job's policy names no location. */
     @WithDefault("/var/lib/gpucloud/checkpoints")
     String defaultCheckpointRoot();
+
+    /**
+     * A host silent this long (no telemetry, no inventory) is lost: its allocations fail and their
+     * jobs resume elsewhere from their checkpoints. Longer than {@link #hostTimeout()}, which only
+     * stops new work landing there.
+     */
+    @WithDefault("90s")
+    Duration hostLostTimeout();
+
+    /** How long a preempted job has to save its checkpoint before it is stopped anyway. */
+    @WithDefault("60s")
+    Duration preemptionGrace();
+
+    /** Checkpoint deadline for a spot interruption notice that carries none (AWS gives 2 minutes). */
+    @WithDefault("120s")
+    Duration spotNotice();
+
+    /** Interruptions after which a spot job runs on on-demand. */
+    @WithDefault("3")
+    int spotMaxInterruptions();
+
+    /** How long a reclaimed spot pool (zone and instance type) is avoided. */
+    @WithDefault("30m")
+    Duration spotPoolAvoidance();
+
+    /** Failed exits a job is retried after (exit codes 2, 126 and 127 never are). */
+    @WithDefault("3")
+    int maxRetries();
+
+    /** Runtime backfill assumes for a job that gives no estimate. */
+    @WithDefault("24h")
+    Duration defaultRuntimeEstimate();
+
+    /** A new critical XID keeps new work off a host this long. */
+    @WithDefault("1h")
+    Duration xidQuarantine();
+
+    /** How many feasible hosts a single-host decision scores (visited fullest first). */
+    @WithDefault("32")
+    int feasibleHostsToScore();
+
+    /** Tenants allowed to submit; empty allows any well-formed tenant id. */
+    Optional<List<String>> tenants();
+
+    /**
+     * GPU quotas per tenant as "soft/hard" in GPUs (0 = none), e.g. gpucloud.scheduler.quota.team-a=16/32.
+     * Above the hard quota a submission is refused; above the soft one jobs wait behind other tenants'.
+     */
+    Map<String, String> quota();
+
+    /** The quota of tenants not named in {@link #quota()}. */
+    @WithDefault("0/0")
+    String defaultQuota();
 }

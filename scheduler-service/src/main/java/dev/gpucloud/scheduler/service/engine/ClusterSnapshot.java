@@ -1,29 +1,48 @@
 package dev.gpucloud.scheduler.service.engine;
 
-import dev.gpucloud.contracts.events.GpuDevice;
-import dev.gpucloud.scheduler.cluster.ClusterState;
-import dev.gpucloud.scheduler.cluster.Host;
-import java.util.HashMap;
+import dev.gpucloud.contracts.events.CapacityType;
+import dev.gpucloud.scheduler.cluster.Assignment;
+import dev.gpucloud.scheduler.cluster.Fleet;
+import dev.gpucloud.scheduler.cluster.GpuState;
+import dev.gpucloud.scheduler.cluster.NodeState;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /** A copy of the cluster model taken between two operations, for the ClusterService API. */
-public record ClusterSnapshot(List<Host> hosts, Map<String, Map<Integer, String>> holders) {
+public record ClusterSnapshot(List<NodeView> nodes) {
 
-    static ClusterSnapshot of(ClusterState cluster) {
-        Map<String, Map<Integer, String>> holders = new HashMap<>();
-        for (Host host : cluster.hosts()) {
-            Map<Integer, String> byGpu = new HashMap<>();
-            for (GpuDevice gpu : host.gpus()) {
-                cluster.holderOf(host.nodeId(), gpu.index()).ifPresent(a -> byGpu.put(gpu.index(), a));
-            }
-            holders.put(host.nodeId(), byGpu);
-        }
-        return new ClusterSnapshot(List.copyOf(cluster.hosts()), holders);
+    /** One GPU: what it is, how much of it is in use (milli; MIG slices as memory slices) and by whom. */
+    public record GpuView(int index, String uuid, String model, long memoryMib, int nvlinkIsland, boolean mig,
+            int usedMilli, int migSlicesUsed, int migSlices, List<String> holders) {
     }
 
-    /** The allocation holding a GPU, or null when it is free. */
-    public String holder(String nodeId, int gpu) {
-        return holders.getOrDefault(nodeId, Map.of()).get(gpu);
+    /** One host with its GPUs and health. */
+    public record NodeView(String nodeId, String hostname, String instanceType, String zone, CapacityType capacityType,
+            String rdmaFabric, long priceMicrosPerHour, boolean healthy, boolean draining, Instant lastSeen,
+            List<GpuView> gpus) {
+    }
+
+    static ClusterSnapshot of(Fleet fleet, long nowMillis, long hostTimeoutMillis) {
+        List<NodeView> nodes = new ArrayList<>(fleet.size());
+        for (NodeState n : fleet.nodes()) {
+            List<Assignment> held = fleet.assignmentsOn(n.id());
+            List<GpuView> gpus = new ArrayList<>(n.gpuCount());
+            for (int i = 0; i < n.gpuCount(); i++) {
+                GpuState g = n.gpu(i);
+                List<String> holders = held.stream().filter(a -> a.gpuIndices().contains(g.index()))
+                        .map(Assignment::allocationId).toList();
+                gpus.add(new GpuView(g.index(), g.uuid(), g.model(), g.memoryMib(), g.island(), g.mig() != null,
+                        g.usedMilli(), Integer.bitCount(g.migMask()), g.mig() == null ? 0 : g.mig().slots(), holders));
+            }
+            boolean fresh = n.lastHeardMillis() != NodeState.NEVER && nowMillis - n.lastHeardMillis() <= hostTimeoutMillis;
+            boolean healthy = fresh && !n.draining() && n.interruptionDeadlineMillis() == NodeState.NEVER
+                    && n.rebalanceAtMillis() == NodeState.NEVER;
+            nodes.add(new NodeView(n.id(), n.hostname(), n.instanceType(), n.zone(), n.capacityType(), n.fabric(),
+                    n.priceMicrosPerHour(), healthy, n.draining(),
+                    n.lastHeardMillis() == NodeState.NEVER ? Instant.EPOCH : Instant.ofEpochMilli(n.lastHeardMillis()),
+                    gpus));
+        }
+        return new ClusterSnapshot(List.copyOf(nodes));
     }
 }

@@ -1,6 +1,7 @@
 package dev.gpucloud.scheduler.service.engine;
 
 import dev.gpucloud.contracts.events.AllocationEvent;
+import dev.gpucloud.contracts.events.CapacityPreference;
 import dev.gpucloud.contracts.events.EventCodec;
 import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.JobEvent;
@@ -8,27 +9,45 @@ import dev.gpucloud.contracts.events.JobSpec;
 import dev.gpucloud.contracts.events.JobState;
 import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.NodeCommandType;
+import dev.gpucloud.contracts.events.NodeEvent;
+import dev.gpucloud.contracts.events.PriorityClass;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.events.WorkerPlacement;
-import dev.gpucloud.scheduler.cluster.Allocation;
-import dev.gpucloud.scheduler.cluster.ClusterState;
-import dev.gpucloud.scheduler.lifecycle.JobLifecycle;
-import dev.gpucloud.scheduler.placement.FirstFitPlacer;
-import dev.gpucloud.scheduler.placement.Placement;
-import dev.gpucloud.scheduler.placement.WorkerSlot;
+import dev.gpucloud.scheduler.cluster.Assignment;
+import dev.gpucloud.scheduler.cluster.Fleet;
+import dev.gpucloud.scheduler.cluster.NodeState;
+import dev.gpucloud.scheduler.framework.PlacementFramework;
+import dev.gpucloud.scheduler.framework.PlacementRequest;
+import dev.gpucloud.scheduler.framework.Profile;
+import dev.gpucloud.scheduler.framework.Status;
+import dev.gpucloud.scheduler.lifecycle.JobRun;
+import dev.gpucloud.scheduler.lifecycle.RetryPolicy;
+import dev.gpucloud.scheduler.lifecycle.Transition;
+import dev.gpucloud.scheduler.queue.JobQueue;
+import dev.gpucloud.scheduler.queue.PassResult;
+import dev.gpucloud.scheduler.queue.QueuedJob;
+import dev.gpucloud.scheduler.queue.RunningJob;
+import dev.gpucloud.scheduler.queue.SchedulingPass;
+import dev.gpucloud.scheduler.queue.TenantQuota;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.persistence.AllocationEntity;
+import dev.gpucloud.scheduler.service.persistence.CheckpointEntity;
 import dev.gpucloud.scheduler.service.persistence.JobEntity;
+import dev.gpucloud.scheduler.spot.SpotPolicy;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -36,24 +55,46 @@ import org.hibernate.reactive.mutiny.Mutiny;
 import org.jboss.logging.Logger;
 
 /**
- * Drives jobs: accepts them, places pending ones on the cluster, turns placements into node
- * commands, and follows allocation events to the job's end. Every operation runs through the
- * {@link SerialExecutor} as one database transaction; records it publishes go through the
- * {@link Outbox} of that transaction.
+ * Drives jobs through their lives. The cluster model ({@link Fleet}), the queue and the running
+ * jobs live in memory, owned by the {@link SerialExecutor}: every operation runs alone, as one
+ * database transaction, and touches memory only after its transaction commits (or undoes what the
+ * scheduling pass reserved when it fails). PostgreSQL holds the truth: at start the queue, running
+ * jobs and held GPUs are rebuilt from it. Records leave through the transactional {@link Outbox}.
+ *
+ * <p>Placement is scheduler-core's {@link PlacementFramework} driven by its {@link SchedulingPass}
+ * (priority classes, fair share, quotas, EASY backfill, preemption); each job's state moves through
+ * scheduler-core's {@link JobRun}. Involuntary stops (preemption, spot notice, rebalance, lost host
+ * or worker) requeue the job to resume from its latest checkpoint; a preemption or spot notice first
+ * asks the job to checkpoint (CHECKPOINT with a deadline) and stops it once it has, or at the deadline.
  */
 @ApplicationScoped
 public class SchedulerEngine {
 
     private static final Logger LOG = Logger.getLogger(SchedulerEngine.class);
+    /** XIDs that mean the GPU (not the workload) is in trouble: ECC, row remapping, NVLink, off the bus, GSP. */
+    private static final Set<Integer> CRITICAL_XIDS = Set.of(48, 63, 64, 74, 79, 92, 94, 95, 119, 120);
 
     private final Mutiny.SessionFactory sessions;
     private final SerialExecutor serial;
     private final Outbox outbox;
     private final JobWatchers watchers;
     private final SchedulerConfig config;
-    private final ClusterState cluster = new ClusterState();
-    private final FirstFitPlacer placer = new FirstFitPlacer();
+    private final Fleet fleet = new Fleet();
+    private final PlacementFramework framework;
+    private final SchedulingPass pass;
+    private final JobQueue queue = new JobQueue();
+    private final SpotPolicy spot;
+    private final RetryPolicy retry;
+    private final Map<String, RunningJob> running = new HashMap<>();
+    private final Map<String, String> lastReason = new HashMap<>();
+    /** Jobs asked to checkpoint before they stop: why, until when, and for whom (a preemptor, or null). */
+    private final Map<String, Stop> stopping = new HashMap<>();
+    private final Set<String> preempting = new HashSet<>();
     private final Map<String, Instant> heard = new ConcurrentHashMap<>();
+    private final long startedMillis = System.currentTimeMillis();
+
+    private record Stop(String reason, long deadlineMillis, String preemptor) {
+    }
 
     public SchedulerEngine(Mutiny.SessionFactory sessions, SerialExecutor serial, Outbox outbox, JobWatchers watchers,
             SchedulerConfig config) {
@@ -62,6 +103,29 @@ public class SchedulerEngine {
         this.outbox = outbox;
         this.watchers = watchers;
         this.config = config;
+        this.framework = new PlacementFramework(Profile.builder("production")
+                .heartbeatTimeoutMillis(config.hostTimeout().toMillis())
+                .xidQuarantineMillis(config.xidQuarantine().toMillis())
+                .feasibleToScore(config.feasibleHostsToScore()).build());
+        this.pass = new SchedulingPass(framework, config.defaultRuntimeEstimate().toSeconds());
+        this.spot = new SpotPolicy(config.spotMaxInterruptions(), config.spotPoolAvoidance().toMillis(), 0.5);
+        this.retry = new RetryPolicy(config.maxRetries(), Set.of(2, 126, 127));
+        queue.setDefaultQuota(parseQuota("gpucloud.scheduler.default-quota", config.defaultQuota()));
+        config.quota().forEach((tenant, value) -> queue.setQuota(tenant, parseQuota("gpucloud.scheduler.quota." + tenant,
+                value)));
+    }
+
+    static TenantQuota parseQuota(String key, String value) {
+        String[] parts = value.trim().split("/");
+        try {
+            if (parts.length != 2) {
+                throw new NumberFormatException();
+            }
+            return TenantQuota.gpus(Long.parseLong(parts[0].trim()), Long.parseLong(parts[1].trim()));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(key + " must be 'soft/hard' in GPUs with soft <= hard (0 = none), was '"
+                    + value + "'");
+        }
     }
 
     /** What a submission returned: the job, and whether the request id had been seen before. */
@@ -70,42 +134,76 @@ public class SchedulerEngine {
 
     void onStart(@Observes StartupEvent event, Vertx vertx) {
         serial.run(this::restore).subscribe().with(
-                n -> LOG.infof("restored %d active allocations from the database", n),
-                f -> LOG.error("could not restore active allocations", f));
+                n -> LOG.infof("restored %s from the database", n),
+                f -> LOG.error("could not restore the scheduler's state", f));
         vertx.setPeriodic(config.outboxRetryInterval().toMillis(), id -> publishOutbox());
-        vertx.setPeriodic(config.rescheduleInterval().toMillis(), id -> serial.run(this::schedulePending)
-                .subscribe().with(v -> publishOutbox(), f -> LOG.warn("periodic scheduling failed", f)));
+        vertx.setPeriodic(config.rescheduleInterval().toMillis(), id -> scheduleSoon().subscribe().with(v -> { }));
     }
 
-    private Uni<Integer> restore() {
+    /** Rebuilds memory from the database: held GPUs, running jobs and the queue, in submission order. */
+    private Uni<String> restore() {
         return sessions.withSession(s -> s.createSelectionQuery(
                         "from AllocationEntity where state in ('STARTING', 'RUNNING')", AllocationEntity.class)
                 .getResultList()
-                .map(rows -> {
-                    rows.forEach(a -> cluster.reserve(toAllocation(a)));
-                    return rows.size();
-                }));
+                .flatMap(allocs -> s.createSelectionQuery(
+                                "from JobEntity where state not in :done order by submittedAt, id", JobEntity.class)
+                        .setParameter("done", List.of(JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED))
+                        .getResultList()
+                        .map(jobs -> {
+                            Map<String, JobEntity> byId = new HashMap<>();
+                            jobs.forEach(j -> byId.put(j.id, j));
+                            Map<String, List<AllocationEntity>> byJob = new HashMap<>();
+                            for (AllocationEntity a : allocs) {
+                                JobEntity job = byId.get(a.jobId);
+                                fleet.reserve(toAssignment(a, job == null ? "" : job.tenant));
+                                byJob.computeIfAbsent(a.jobId, k -> new ArrayList<>()).add(a);
+                            }
+                            int queued = 0;
+                            for (JobEntity job : jobs) {
+                                if (job.state == JobState.PENDING) {
+                                    queue.enqueue(queued(job, specOf(job)));
+                                    queued++;
+                                } else {
+                                    List<AllocationEntity> mine = byJob.getOrDefault(job.id, List.of()).stream()
+                                            .filter(a -> a.attempt == job.attempt).toList();
+                                    track(job, specOf(job), mine);
+                                }
+                            }
+                            return allocs.size() + " held allocation(s), " + running.size() + " running and "
+                                    + queued + " queued job(s)";
+                        })));
     }
 
     // ---------------------------------------------------------------- API operations
 
-    /** Accepts a job, or returns the first job of an earlier request with the same id. */
+    /**
+     * Accepts a job, or returns the job of an earlier request with the same id and spec. Refuses an
+     * unknown tenant, a request id reused for another spec, a tenant over its hard quota, and a job
+     * no host of the fleet could ever run.
+     */
     public Uni<Submitted> submit(String tenant, String clientRequestId, JobSpec spec) {
+        String specJson = EventCodec.encodeToString(spec);
         return operation(changes -> sessions.withTransaction(s -> s.createSelectionQuery(
                         "from JobEntity where tenant = :t and clientRequestId = :r", JobEntity.class)
                 .setParameter("t", tenant).setParameter("r", clientRequestId)
                 .getSingleResultOrNull()
                 .flatMap(existing -> {
                     if (existing != null) {
+                        if (!existing.specJson.equals(specJson)) {
+                            throw new AdmissionException(AdmissionException.Kind.CONFLICT, "client_request_id '"
+                                    + clientRequestId + "' was already used by job " + existing.id
+                                    + " with a different spec");
+                        }
                         return view(s, existing).map(v -> new Submitted(v, true));
                     }
+                    admit(tenant, spec);
                     JobEntity job = new JobEntity();
                     Instant now = Instant.now();
                     job.id = "job-" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
                     job.tenant = tenant;
                     job.clientRequestId = clientRequestId;
                     job.name = spec.name();
-                    job.specJson = EventCodec.encodeToString(spec);
+                    job.specJson = specJson;
                     job.priority = spec.priority().ordinal();
                     job.state = JobState.PENDING;
                     job.reason = "waiting for a placement";
@@ -113,11 +211,27 @@ public class SchedulerEngine {
                     job.updatedAt = now;
                     LOG.infof("accepted %s (%s) for tenant %s: %d worker(s) x %s", job.id, spec.name(), tenant,
                             spec.workers(), shape(spec));
+                    changes.queued.add(queued(job, spec));
                     return s.persist(job)
                             .call(() -> announce(s, changes, job, List.of()))
                             .flatMap(v -> view(s, job)).map(v -> new Submitted(v, false));
                 })))
                 .call(submitted -> submitted.duplicate() ? Uni.createFrom().voidItem() : scheduleSoon());
+    }
+
+    private void admit(String tenant, JobSpec spec) {
+        if (config.tenants().isPresent() && !config.tenants().get().isEmpty() && !config.tenants().get().contains(tenant)) {
+            throw new AdmissionException(AdmissionException.Kind.UNKNOWN_TENANT, "unknown tenant '" + tenant + "'");
+        }
+        PlacementRequest request = PlacementRequest.of("admission", tenant, 1, spec);
+        String refusal = queue.refusal(tenant, (long) request.workers() * request.milliPerWorker());
+        if (refusal != null) {
+            throw new AdmissionException(AdmissionException.Kind.QUOTA, refusal);
+        }
+        Status fits = framework.everFits(fleet, request);
+        if (!fits.isSuccess()) {
+            throw new AdmissionException(AdmissionException.Kind.UNSCHEDULABLE, "unschedulable: " + fits.reason());
+        }
     }
 
     public Uni<JobView> get(String jobId) {
@@ -171,7 +285,10 @@ public class SchedulerEngine {
                 return view(s, job);
             }
             return activeAllocations(s, job).flatMap(active -> {
-                moveTo(job, JobState.CANCELLED, reason == null || reason.isBlank() ? "cancelled by request" : reason);
+                JobRun run = runOf(job, specOf(job));
+                apply(job, run, run.cancelled(reason == null || reason.isBlank() ? "cancelled by request" : reason,
+                        System.currentTimeMillis()));
+                changes.finished.add(job.id);
                 LOG.infof("cancelled %s of tenant %s; stopping %d worker(s)", job.id, job.tenant, active.size());
                 return stopAll(s, job, active)
                         .call(() -> announce(s, changes, job, placementOf(active)))
@@ -185,30 +302,37 @@ public class SchedulerEngine {
     /** A host's fresh description: it may have room for pending jobs. */
     public Uni<Void> hostReported(HostInventory inventory) {
         return operation(changes -> {
-            boolean isNew = cluster.host(inventory.nodeId()).isEmpty();
+            boolean isNew = fleet.node(inventory.nodeId()).isEmpty();
             Instant now = Instant.now();
-            cluster.upsertHost(inventory, inventory.observedAt().isAfter(now) ? now : inventory.observedAt());
+            Instant seen = inventory.observedAt().isAfter(now) ? now : inventory.observedAt();
+            List<Assignment> displaced = fleet.upsert(inventory, seen.toEpochMilli());
             if (isNew) {
                 LOG.infof("host %s joined: %d x %s, %s, fabric %s", inventory.nodeId(), inventory.gpus().size(),
                         inventory.gpus().isEmpty() ? "no GPU" : inventory.gpus().get(0).model(),
                         inventory.capacityType(), inventory.rdmaFabric());
             }
-            return Uni.createFrom().voidItem();
+            refreshCapacity();
+            return lose(changes, displaced.stream().map(Assignment::allocationId).toList(),
+                    "host " + inventory.nodeId() + " no longer has the GPUs it held");
         }).call(this::scheduleSoon);
     }
 
-    /** A host left (inventory tombstone): its allocations are lost and their jobs go back to the queue. */
+    /** A host left (inventory tombstone): its allocations are lost and their jobs resume elsewhere. */
     public Uni<Void> hostLeft(String nodeId) {
         return operation(changes -> {
-            List<Allocation> lost = cluster.removeHost(nodeId);
+            List<Assignment> lost = fleet.remove(nodeId);
+            refreshCapacity();
             LOG.infof("host %s left; %d allocation(s) on it are lost", nodeId, lost.size());
-            Uni<Void> chain = Uni.createFrom().voidItem();
-            for (Allocation allocation : lost) {
-                chain = chain.call(() -> allocationEnded(changes, allocation.allocationId(), AllocationEntity.LOST,
-                        null, "host " + nodeId + " left"));
-            }
-            return chain;
+            return lose(changes, lost.stream().map(Assignment::allocationId).toList(), "host " + nodeId + " left");
         }).call(this::scheduleSoon);
+    }
+
+    private Uni<Void> lose(Changes changes, List<String> allocationIds, String why) {
+        Uni<Void> chain = Uni.createFrom().voidItem();
+        for (String id : allocationIds) {
+            chain = chain.call(() -> allocationEnded(changes, id, AllocationEntity.LOST, null, why));
+        }
+        return chain;
     }
 
     /**
@@ -219,12 +343,11 @@ public class SchedulerEngine {
         heard.merge(nodeId, at, (a, b) -> a.isAfter(b) ? a : b);
     }
 
-    /** Moves the telemetry times noted since the last operation into the cluster model. */
     private void applyLiveness() {
         for (String nodeId : List.copyOf(heard.keySet())) {
             Instant at = heard.remove(nodeId);
             if (at != null) {
-                cluster.heardFrom(nodeId, at);
+                fleet.heard(nodeId, at.toEpochMilli());
             }
         }
     }
@@ -232,10 +355,129 @@ public class SchedulerEngine {
     /** A drain (or undrain) from node.events: no new work lands on a draining host. */
     public Uni<Void> setDraining(String nodeId, boolean draining) {
         return operation(changes -> {
-            cluster.setDraining(nodeId, draining);
+            fleet.drain(nodeId, draining);
             LOG.infof("host %s %s", nodeId, draining ? "drains" : "accepts work again");
             return Uni.createFrom().voidItem();
         }).call(this::scheduleSoon);
+    }
+
+    /**
+     * Spot notices, rebalance advice, GPU faults and lost heartbeats. A notice drains the host, marks
+     * its pool to avoid, and asks every job on it to checkpoint before the deadline; a rebalance
+     * recommendation does the same without a cloud deadline (the preemption grace applies); a
+     * critical XID keeps new work off the host; a lost heartbeat loses the host's allocations.
+     */
+    public Uni<Void> nodeEvent(NodeEvent event) {
+        return operation(changes -> {
+            long now = System.currentTimeMillis();
+            String node = event.nodeId();
+            return switch (event.type()) {
+                case DRAIN, UNDRAIN -> {
+                    fleet.drain(node, event.type() == dev.gpucloud.contracts.events.NodeEventType.DRAIN);
+                    yield Uni.createFrom().voidItem();
+                }
+                case SPOT_INTERRUPTION -> {
+                    long deadline = event.deadline() != null ? event.deadline().toEpochMilli()
+                            : now + config.spotNotice().toMillis();
+                    fleet.interruption(node, deadline);
+                    fleet.node(node).ifPresent(n -> spot.interrupted(n.pool(), now));
+                    LOG.infof("spot interruption notice for %s, reclaimed at %s", node, Instant.ofEpochMilli(deadline));
+                    yield checkpointJobsOn(changes, node, deadline, "spot interruption on " + node);
+                }
+                case REBALANCE_RECOMMENDATION -> {
+                    fleet.rebalance(node, now);
+                    LOG.infof("rebalance recommended for %s: moving its work off proactively", node);
+                    yield checkpointJobsOn(changes, node, now + config.preemptionGrace().toMillis(),
+                            "rebalance recommended for " + node);
+                }
+                case XID_ERROR, ECC_ERROR -> {
+                    int xid = event.xid() != null ? event.xid() : 48;
+                    if (event.type() == dev.gpucloud.contracts.events.NodeEventType.ECC_ERROR || CRITICAL_XIDS.contains(xid)) {
+                        fleet.criticalXid(node, xid, event.occurredAt().toEpochMilli());
+                        LOG.warnf("critical XID %d on %s GPU %s: no new work there for %s", xid, node,
+                                event.gpuIndex(), config.xidQuarantine());
+                    } else {
+                        LOG.infof("XID %d on %s GPU %s (an application error; the host stays in service)", xid, node,
+                                event.gpuIndex());
+                    }
+                    yield Uni.createFrom().voidItem();
+                }
+                case HEARTBEAT_LOST -> {
+                    fleet.lost(node);
+                    yield lose(changes, fleet.assignmentsOn(node).stream()
+                        .map(Assignment::allocationId).toList(), "host " + node + " lost its heartbeat");
+                }
+            };
+        }).call(this::scheduleSoon);
+    }
+
+    /** Asks every job with a worker on the host to checkpoint by the deadline, then stop and resume elsewhere. */
+    private Uni<Void> checkpointJobsOn(Changes changes, String nodeId, long deadlineMillis, String why) {
+        Set<String> jobs = new java.util.TreeSet<>();
+        fleet.assignmentsOn(nodeId).forEach(a -> jobs.add(a.jobId()));
+        if (jobs.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        return sessions.withTransaction(s -> {
+            Uni<Void> chain = Uni.createFrom().voidItem();
+            for (String jobId : jobs) {
+                chain = chain.call(() -> s.find(JobEntity.class, jobId).flatMap(job -> job == null
+                        ? Uni.createFrom().voidItem() : requestCheckpoint(s, changes, job, deadlineMillis, why, null)));
+            }
+            return chain;
+        });
+    }
+
+    /**
+     * Sends CHECKPOINT (with the deadline) to a running job's workers and marks it CHECKPOINTING; the
+     * job is stopped and requeued once it reports the checkpoint, or at the deadline.
+     */
+    private Uni<Void> requestCheckpoint(Mutiny.Session s, Changes changes, JobEntity job, long deadlineMillis,
+            String why, String preemptor) {
+        if (job.state != JobState.RUNNING && job.state != JobState.SCHEDULED) {
+            if (job.state == JobState.CHECKPOINTING) {
+                changes.stops.put(job.id, new Stop(why, deadlineMillis, preemptor));
+            }
+            return Uni.createFrom().voidItem();
+        }
+        JobSpec spec = specOf(job);
+        return activeAllocations(s, job).flatMap(active -> {
+            changes.stops.put(job.id, new Stop(why, deadlineMillis, preemptor));
+            if (job.state == JobState.SCHEDULED) {
+                // not started yet: nothing to save, stop it now
+                return stopAndRequeue(s, changes, job, spec, active, why);
+            }
+            JobRun run = runOf(job, spec);
+            apply(job, run, run.checkpointRequested(why + "; checkpoint by " + Instant.ofEpochMilli(deadlineMillis)));
+            Uni<Void> chain = Uni.createFrom().voidItem();
+            for (AllocationEntity a : active) {
+                NodeCommand cmd = new NodeCommand(a.id + "/checkpoint-" + job.attempt + "-" + deadlineMillis,
+                        NodeCommandType.CHECKPOINT, a.nodeId, a.id, job.id, job.tenant, a.gpus(), null, 0, a.rank, 0,
+                        null, List.of(), Map.of(), checkpointDir(job, spec), job.resumeFrom,
+                        Instant.ofEpochMilli(deadlineMillis), Instant.now());
+                chain = chain.call(() -> outbox.add(s, Topics.NODE_COMMANDS, a.nodeId, cmd));
+            }
+            LOG.infof("%s asked to checkpoint by %s: %s", job.id, Instant.ofEpochMilli(deadlineMillis), why);
+            return chain.call(() -> announce(s, changes, job, placementOf(active)));
+        });
+    }
+
+    /** Stops a job's workers and puts it back in the queue to resume from its latest checkpoint. */
+    private Uni<Void> stopAndRequeue(Mutiny.Session s, Changes changes, JobEntity job, JobSpec spec,
+            List<AllocationEntity> active, String why) {
+        JobRun run = runOf(job, spec);
+        Transition t = run.interrupted(why, System.currentTimeMillis());
+        apply(job, run, t);
+        job.reason = requeueReason(why, t, job);
+        changes.requeued.add(job.id);
+        changes.queued.add(queued(job, spec));
+        LOG.infof("%s %s", job.id, job.reason);
+        return stopAll(s, job, active).call(() -> announce(s, changes, job, List.of()));
+    }
+
+    private static String requeueReason(String why, Transition t, JobEntity job) {
+        return "requeued: " + why + "; lost " + t.lostWorkSeconds() + " s of work (" + t.lostGpuSeconds()
+                + " GPU-s)" + (job.resumeFrom != null ? "; resumes from " + job.resumeFrom : "; no checkpoint yet");
     }
 
     /** Applies what a host's agent saw happen to an allocation. Repeats are harmless. */
@@ -251,27 +493,62 @@ public class SchedulerEngine {
                         LOG.infof("%s worker %d started on %s", a.jobId, a.rank, a.nodeId);
                         return settleJob(s, changes, a.jobId);
                     }));
-            case CHECKPOINT_SAVED -> sessions.withTransaction(s -> s.find(JobEntity.class, event.jobId())
-                    .flatMap(job -> {
-                        if (job == null || job.state.isFinal()) {
-                            return Uni.createFrom().voidItem();
-                        }
-                        job.resumeFrom = event.checkpointPath();
-                        job.updatedAt = Instant.now();
-                        LOG.infof("%s saved a checkpoint at %s", job.id, event.checkpointPath());
-                        return Uni.createFrom().voidItem();
-                    }));
+            case CHECKPOINT_SAVED -> checkpointSaved(changes, event);
             case EXITED -> allocationEnded(changes, event.allocationId(), AllocationEntity.EXITED, event.exitCode(),
                     event.detail());
             case LOST -> allocationEnded(changes, event.allocationId(), AllocationEntity.LOST, null, event.detail());
         }).call(this::scheduleSoon);
     }
 
+    private Uni<Void> checkpointSaved(Changes changes, AllocationEvent event) {
+        if (event.checkpointPath() == null || event.checkpointPath().isBlank()) {
+            LOG.warnf("%s reported a checkpoint without a path; ignored", event.allocationId());
+            return Uni.createFrom().voidItem();
+        }
+        return sessions.withTransaction(s -> s.find(JobEntity.class, event.jobId()).flatMap(job -> {
+            if (job == null || job.state.isFinal()) {
+                return Uni.createFrom().voidItem();
+            }
+            return s.find(CheckpointEntity.class, checkpointKey(job.id, event.checkpointPath())).flatMap(seen -> {
+                Uni<Void> record = Uni.createFrom().voidItem();
+                if (seen == null) {
+                    CheckpointEntity c = new CheckpointEntity();
+                    c.jobId = job.id;
+                    c.path = event.checkpointPath();
+                    c.allocationId = event.allocationId();
+                    c.savedAt = event.occurredAt();
+                    record = s.persist(c);
+                }
+                JobSpec spec = specOf(job);
+                JobRun run = runOf(job, spec);
+                Transition t = run.checkpointSaved(event.checkpointPath(), event.occurredAt().toEpochMilli());
+                boolean wasCheckpointing = job.state == JobState.CHECKPOINTING;
+                apply(job, run, t);
+                LOG.infof("%s saved a checkpoint at %s", job.id, event.checkpointPath());
+                Stop stop = stopping.get(job.id);
+                if (stop != null && wasCheckpointing) {
+                    return record.call(() -> activeAllocations(s, job)
+                            .flatMap(active -> stopAndRequeue(s, changes, job, spec, active,
+                                    stop.reason() + ", after its checkpoint")));
+                }
+                return record;
+            });
+        }));
+    }
+
+    private static CheckpointEntity.Key checkpointKey(String jobId, String path) {
+        CheckpointEntity.Key k = new CheckpointEntity.Key();
+        k.jobId = jobId;
+        k.path = path;
+        return k;
+    }
+
     /** A consistent copy of the cluster model, taken between operations. */
     public Uni<ClusterSnapshot> cluster() {
         return serial.run(() -> {
             applyLiveness();
-            return Uni.createFrom().item(ClusterSnapshot.of(cluster));
+            return Uni.createFrom().item(ClusterSnapshot.of(fleet, System.currentTimeMillis(),
+                    config.hostTimeout().toMillis()));
         });
     }
 
@@ -294,112 +571,265 @@ public class SchedulerEngine {
         }));
     }
 
-    /** Recomputes a job's state from its current attempt's allocations and announces any change. */
+    /**
+     * Moves a placed job on from its current attempt's allocations: a lost worker requeues the whole
+     * gang; a failed exit retries (by exit code, within the bound) or fails it; all exited 0 succeeds
+     * it; all started runs it. A job already requeued or ended ignores its old workers' exits.
+     */
     private Uni<Void> settleJob(Mutiny.Session s, Changes changes, String jobId) {
         return s.find(JobEntity.class, jobId).flatMap(job -> allocationsOf(s, job).flatMap(allocs -> {
-            if (job.state.isFinal()) {
+            if (job.state != JobState.SCHEDULED && job.state != JobState.RUNNING
+                    && job.state != JobState.CHECKPOINTING) {
                 return Uni.createFrom().voidItem();
             }
             JobSpec spec = specOf(job);
-            boolean lost = allocs.stream().anyMatch(a -> AllocationEntity.LOST.equals(a.state));
-            if (lost) {
-                List<AllocationEntity> active = allocs.stream().filter(AllocationEntity::isActive).toList();
-                moveTo(job, JobState.PENDING, "requeued: a worker was lost"
-                        + (job.resumeFrom != null ? "; will resume from " + job.resumeFrom : ""));
-                return stopAll(s, job, active).call(() -> announce(s, changes, job, List.of()));
+            List<AllocationEntity> active = allocs.stream().filter(AllocationEntity::isActive).toList();
+            AllocationEntity lost = allocs.stream().filter(a -> AllocationEntity.LOST.equals(a.state)).findFirst()
+                    .orElse(null);
+            if (lost != null) {
+                Stop stop = stopping.get(job.id);
+                String why = "worker " + lost.rank + " on " + lost.nodeId + " was lost"
+                        + (stop != null ? " (" + stop.reason() + ")" : "");
+                return stopAndRequeue(s, changes, job, spec, active, why);
             }
-            int started = count(allocs, a -> AllocationEntity.RUNNING.equals(a.state));
-            int ok = count(allocs, a -> AllocationEntity.EXITED.equals(a.state) && a.exitCode != null && a.exitCode == 0);
-            int failed = count(allocs, a -> AllocationEntity.EXITED.equals(a.state) && (a.exitCode == null || a.exitCode != 0));
-            JobState next = JobLifecycle.gangState(job.state, spec.workers(), started, ok, failed);
-            if (next == job.state) {
+            AllocationEntity failed = allocs.stream()
+                    .filter(a -> AllocationEntity.EXITED.equals(a.state) && (a.exitCode == null || a.exitCode != 0))
+                    .findFirst().orElse(null);
+            long now = System.currentTimeMillis();
+            if (failed != null) {
+                JobRun run = runOf(job, spec);
+                int code = failed.exitCode == null ? -1 : failed.exitCode;
+                Transition t = run.exited(code, now);
+                apply(job, run, t);
+                job.exitCode = code;
+                if (t.to() == JobState.PENDING) {
+                    job.reason = "worker " + failed.rank + " " + t.reason() + "; lost " + t.lostWorkSeconds()
+                            + " s of work" + (job.resumeFrom != null ? "; resumes from " + job.resumeFrom : "");
+                    changes.requeued.add(job.id);
+                    changes.queued.add(queued(job, spec));
+                } else {
+                    job.reason = "worker " + failed.rank + " " + t.reason();
+                    changes.finished.add(job.id);
+                }
+                LOG.infof("%s of tenant %s: %s", job.id, job.tenant, job.reason);
+                return stopAll(s, job, active).call(() -> announce(s, changes, job, placementOf(allocs)));
+            }
+            long ok = allocs.stream().filter(a -> AllocationEntity.EXITED.equals(a.state)).count();
+            long started = allocs.stream().filter(a -> AllocationEntity.RUNNING.equals(a.state)).count();
+            JobRun run = runOf(job, spec);
+            if (ok == spec.workers()) {
+                apply(job, run, run.exited(0, now));
+                job.exitCode = 0;
+                job.reason = "all " + spec.workers() + " worker(s) exited 0";
+                changes.finished.add(job.id);
+            } else if (job.state == JobState.SCHEDULED && started + ok == spec.workers()) {
+                apply(job, run, run.started(now));
+                job.reason = "all " + spec.workers() + " worker(s) running";
+            } else {
                 return Uni.createFrom().voidItem();
             }
-            Integer exit = allocs.stream().filter(a -> a.exitCode != null && a.exitCode != 0)
-                    .map(a -> a.exitCode).findFirst().orElse(next == JobState.SUCCEEDED ? 0 : null);
-            job.exitCode = exit;
-            moveTo(job, next, switch (next) {
-                case RUNNING -> "all " + spec.workers() + " worker(s) running";
-                case SUCCEEDED -> "all workers exited 0";
-                case FAILED -> "a worker exited " + exit;
-                default -> job.reason;
-            });
-            LOG.infof("%s of tenant %s is %s", job.id, job.tenant, next);
-            List<AllocationEntity> active = allocs.stream().filter(AllocationEntity::isActive).toList();
-            Uni<Void> stop = next == JobState.FAILED ? stopAll(s, job, active) : Uni.createFrom().voidItem();
-            return stop.call(() -> announce(s, changes, job, placementOf(allocs)));
+            LOG.infof("%s of tenant %s is %s", job.id, job.tenant, job.state);
+            return announce(s, changes, job, placementOf(allocs));
         }));
     }
 
-    /** Tries every pending job, highest priority and oldest first; places what fits. */
+    /**
+     * One scheduling pass: lost hosts and overdue checkpoints first, then the queue. What the pass
+     * reserved is persisted in one transaction (allocations, START and CHECKPOINT commands, events,
+     * reasons); if that fails, the reservations are undone and the jobs go back in line.
+     */
     private Uni<Void> schedulePending() {
         applyLiveness();
-        return operationBody(changes -> sessions.withTransaction(s -> s.createSelectionQuery(
-                        "from JobEntity where state = :state order by priority desc, submittedAt, id", JobEntity.class)
-                .setParameter("state", JobState.PENDING)
-                .getResultList()
-                .flatMap(pending -> {
-                    Uni<Void> chain = Uni.createFrom().voidItem();
-                    for (JobEntity job : pending) {
-                        chain = chain.call(() -> tryPlace(s, changes, job));
-                    }
-                    return chain;
-                })
-                .onFailure().invoke(f -> changes.reserved.forEach(cluster::release))));
+        long now = System.currentTimeMillis();
+        Changes sweep = new Changes();
+        return sweepLostHosts(sweep, now)
+                .call(() -> expireCheckpoints(sweep, now))
+                .invoke(() -> sweep.applyTo(this))
+                .chain(() -> runPass(now));
     }
 
-    private Uni<Void> tryPlace(Mutiny.Session s, Changes changes, JobEntity job) {
-        JobSpec spec = specOf(job);
-        Placement placement = placer.place(spec, cluster, Instant.now().minus(config.hostTimeout()));
-        if (!placement.isPlaced()) {
-            String reason = "unschedulable: " + placement.summary();
-            if (!reason.equals(job.reason)) {
-                job.reason = reason;
-                job.updatedAt = Instant.now();
-                LOG.infof("%s of tenant %s is pending: %s", job.id, job.tenant, placement.summary());
+    private Uni<Void> sweepLostHosts(Changes changes, long now) {
+        long timeout = config.hostLostTimeout().toMillis();
+        List<String> lost = new ArrayList<>();
+        Map<String, String> why = new LinkedHashMap<>();
+        for (Assignment a : fleet.assignments()) {
+            NodeState node = fleet.node(a.nodeId()).orElse(null);
+            if (node == null) {
+                if (now - startedMillis > timeout) {
+                    lost.add(a.allocationId());
+                    why.put(a.allocationId(), "host " + a.nodeId() + " never reported after the scheduler restarted");
+                }
+            } else if (node.lastHeardMillis() != NodeState.NEVER && now - node.lastHeardMillis() > timeout) {
+                lost.add(a.allocationId());
+                why.put(a.allocationId(), "host " + a.nodeId() + " silent for " + (now - node.lastHeardMillis()) / 1000
+                        + " s");
+            } else if (node.interruptionDeadlineMillis() != NodeState.NEVER && now > node.interruptionDeadlineMillis()) {
+                lost.add(a.allocationId());
+                why.put(a.allocationId(), "spot host " + a.nodeId() + " reclaimed");
             }
+        }
+        Uni<Void> chain = Uni.createFrom().voidItem();
+        for (String id : lost) {
+            chain = chain.call(() -> allocationEnded(changes, id, AllocationEntity.LOST, null, why.get(id)));
+        }
+        return chain;
+    }
+
+    private Uni<Void> expireCheckpoints(Changes changes, long now) {
+        List<String> overdue = stopping.entrySet().stream().filter(e -> e.getValue().deadlineMillis() <= now)
+                .map(Map.Entry::getKey).toList();
+        if (overdue.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        job.attempt++;
+        return sessions.withTransaction(s -> {
+            Uni<Void> chain = Uni.createFrom().voidItem();
+            for (String jobId : overdue) {
+                Stop stop = stopping.get(jobId);
+                chain = chain.call(() -> s.find(JobEntity.class, jobId).flatMap(job -> {
+                    if (job == null || job.state != JobState.CHECKPOINTING) {
+                        changes.stopDone.add(jobId);
+                        return Uni.createFrom().voidItem();
+                    }
+                    return activeAllocations(s, job).flatMap(active -> stopAndRequeue(s, changes, job, specOf(job),
+                            active, stop.reason() + ", no checkpoint by the deadline"));
+                }));
+            }
+            return chain;
+        });
+    }
+
+    private Uni<Void> runPass(long now) {
+        if (queue.size() == 0) {
+            return Uni.createFrom().voidItem();
+        }
+        PassResult result = pass.run(fleet, queue, running.values(), preempting, now);
+        Changes changes = new Changes();
+        Set<String> ids = new HashSet<>();
+        result.placed().forEach(p -> ids.add(p.job().jobId()));
+        ids.addAll(result.unresolvable().keySet());
+        result.preemptions().forEach(p -> p.victims().forEach(v -> ids.add(v.jobId())));
+        Uni<Void> persisted = sessions.withTransaction(s -> {
+            Uni<Map<String, JobEntity>> load = ids.isEmpty() ? Uni.createFrom().item(Map.of())
+                    : s.createSelectionQuery("from JobEntity where id in :ids", JobEntity.class)
+                            .setParameter("ids", List.copyOf(ids)).getResultList()
+                            .map(list -> {
+                                Map<String, JobEntity> m = new HashMap<>();
+                                list.forEach(j -> m.put(j.id, j));
+                                return m;
+                            });
+            return load.flatMap(jobs -> {
+                Uni<Void> chain = Uni.createFrom().voidItem();
+                for (PassResult.Placed p : result.placed()) {
+                    JobEntity job = jobs.get(p.job().jobId());
+                    chain = chain.call(() -> bind(s, changes, job, p));
+                }
+                for (var e : result.unresolvable().entrySet()) {
+                    JobEntity job = jobs.get(e.getKey());
+                    chain = chain.call(() -> {
+                        JobRun run = runOf(job, specOf(job));
+                        apply(job, run, run.failed("unschedulable: " + e.getValue(), now));
+                        changes.finished.add(job.id);
+                        changes.dequeued.add(job.id);
+                        LOG.infof("%s can never run here: %s", job.id, e.getValue());
+                        return announce(s, changes, job, List.of());
+                    });
+                }
+                for (PassResult.Preemption p : result.preemptions()) {
+                    changes.preemptors.add(p.preemptor().jobId());
+                    for (RunningJob victim : p.victims()) {
+                        JobEntity job = jobs.get(victim.jobId());
+                        chain = chain.call(() -> requestCheckpoint(s, changes, job,
+                                now + config.preemptionGrace().toMillis(),
+                                "preempted by " + p.preemptor().jobId() + " (" + p.preemptor().priority() + ")",
+                                p.preemptor().jobId()));
+                    }
+                }
+                for (var e : result.waiting().entrySet()) {
+                    String reason = "pending: " + e.getValue();
+                    if (!reason.equals(lastReason.get(e.getKey()))) {
+                        changes.reasons.put(e.getKey(), reason);
+                        chain = chain.call(() -> s.createMutationQuery(
+                                        "update JobEntity set reason = :r, updatedAt = :t where id = :id and state = :p")
+                                .setParameter("r", reason).setParameter("t", Instant.ofEpochMilli(now))
+                                .setParameter("id", e.getKey()).setParameter("p", JobState.PENDING)
+                                .executeUpdate().replaceWithVoid());
+                    }
+                }
+                return chain;
+            });
+        });
+        return persisted
+                .onFailure().invoke(f -> {
+                    for (PassResult.Placed p : result.placed()) {
+                        p.decision().assignments().forEach(a -> fleet.unreserve(a.allocationId()));
+                        queue.enqueue(p.job());
+                    }
+                })
+                .invoke(() -> {
+                    changes.applyTo(this);
+                    changes.events.forEach(watchers::publish);
+                });
+    }
+
+    /** Persists one placed job: its allocations, START commands and its SCHEDULED event. */
+    private Uni<Void> bind(Mutiny.Session s, Changes changes, JobEntity job, PassResult.Placed placed) {
+        JobSpec spec = specOf(job);
+        JobRun run = runOf(job, spec);
+        List<Assignment> assignments = placed.decision().assignments();
+        String where = assignments.stream().map(a -> a.nodeId() + " " + describe(a)).distinct()
+                .reduce((x, y) -> x + ", " + y).orElse("");
+        apply(job, run, run.scheduled("placed on " + where));
+        job.reason = (placed.backfilled() ? "backfilled onto " : "placed on ") + where;
+        job.capacity = placed.job().request().capacity() == spec.capacity() ? null : placed.job().request().capacity();
         List<AllocationEntity> rows = new ArrayList<>();
         Instant now = Instant.now();
-        for (WorkerSlot slot : placement.slots()) {
-            AllocationEntity a = new AllocationEntity();
-            a.id = job.id + "-a" + job.attempt + "-w" + slot.rank();
-            a.jobId = job.id;
-            a.attempt = job.attempt;
-            a.rank = slot.rank();
-            a.nodeId = slot.nodeId();
-            a.gpuIndices = AllocationEntity.encodeGpus(slot.gpuIndices());
-            a.state = AllocationEntity.STARTING;
-            a.createdAt = now;
-            rows.add(a);
-            cluster.reserve(toAllocation(a));
-            changes.reserved.add(a.id);
+        for (Assignment a : assignments) {
+            AllocationEntity row = new AllocationEntity();
+            row.id = a.allocationId();
+            row.jobId = job.id;
+            row.attempt = job.attempt;
+            row.rank = a.rank();
+            row.nodeId = a.nodeId();
+            row.gpuIndices = AllocationEntity.encodeGpus(a.gpuIndices());
+            row.migProfile = a.migProfile();
+            row.migStart = a.migStart();
+            row.milliGpu = a.milliGpu();
+            row.cpuMillis = a.cpuMillis();
+            row.memoryMib = a.memoryMib();
+            row.state = AllocationEntity.STARTING;
+            row.createdAt = now;
+            rows.add(row);
         }
-        moveTo(job, JobState.SCHEDULED, "placed on " + rows.stream().map(a -> a.nodeId + rows(a)).distinct()
-                .reduce((x, y) -> x + ", " + y).orElse(""));
-        LOG.infof("placed %s of tenant %s: %s", job.id, job.tenant, job.reason.substring("placed on ".length()));
-        String master = cluster.host(rows.get(0).nodeId).map(h -> h.inventory().hostname()).orElse(rows.get(0).nodeId)
-                + ":29500";
+        changes.placed.put(job.id, runningJob(job, spec, rows));
+        LOG.infof("placed %s of tenant %s (attempt %d): %s", job.id, job.tenant, job.attempt, where);
+        String master = fleet.node(rows.get(0).nodeId).map(NodeState::hostname).orElse(rows.get(0).nodeId) + ":29500";
         Uni<Void> chain = s.persistAll(rows.toArray());
         for (AllocationEntity a : rows) {
-            chain = chain.call(() -> outbox.add(s, Topics.NODE_COMMANDS, a.nodeId,
-                    startCommand(job, spec, a, master)));
+            chain = chain.call(() -> outbox.add(s, Topics.NODE_COMMANDS, a.nodeId, startCommand(job, spec, a, master)));
         }
         return chain.call(() -> announce(s, changes, job, placementOf(rows)));
     }
 
-    private static String rows(AllocationEntity a) {
-        return " GPUs [" + a.gpuIndices + "]";
+    private static String describe(Assignment a) {
+        if (a.isMig()) {
+            return "GPU " + a.gpuIndices().get(0) + " MIG " + a.migProfile() + "@" + a.migStart();
+        }
+        if (a.isFraction()) {
+            return "GPU " + a.gpuIndices().get(0) + " (" + a.milliGpu() + " milli)";
+        }
+        return "GPUs [" + AllocationEntity.encodeGpus(a.gpuIndices()) + "]";
+    }
+
+    private String checkpointDir(JobEntity job, JobSpec spec) {
+        return spec.checkpoint().location() != null ? spec.checkpoint().location() + "/" + job.id
+                : config.defaultCheckpointRoot() + "/" + job.id;
     }
 
     private NodeCommand startCommand(JobEntity job, JobSpec spec, AllocationEntity a, String master) {
-        String checkpointDir = spec.checkpoint().location() != null ? spec.checkpoint().location() + "/" + job.id
-                : config.defaultCheckpointRoot() + "/" + job.id;
+        String migUuid = a.migProfile == null ? null : a.migProfile + "@" + a.migStart;
         return new NodeCommand(a.id + "/start", NodeCommandType.START, a.nodeId, a.id, job.id, job.tenant, a.gpus(),
-                null, 0, a.rank, spec.workers(), master, spec.command(), spec.env(), checkpointDir, job.resumeFrom,
-                null, Instant.now());
+                migUuid, a.migProfile == null && a.milliGpu < 1000 ? a.milliGpu : 0, a.rank, spec.workers(), master,
+                spec.command(), spec.env(), checkpointDir(job, spec), job.resumeFrom, null, Instant.now());
     }
 
     private Uni<Void> stopAll(Mutiny.Session s, JobEntity job, List<AllocationEntity> active) {
@@ -419,31 +849,111 @@ public class SchedulerEngine {
         return outbox.add(s, Topics.JOB_EVENTS, job.id, event);
     }
 
-    private static void moveTo(JobEntity job, JobState next, String reason) {
-        job.state = JobLifecycle.move(job.id, job.state, next);
-        job.reason = reason;
+    // ---------------------------------------------------------------- job state <-> rows
+
+    private JobRun runOf(JobEntity job, JobSpec spec) {
+        PlacementRequest r = PlacementRequest.of(job.id, job.tenant, 1, spec);
+        return JobRun.restore(job.id, r.workers() * r.milliPerWorker(), retry, job.state, job.attempt, job.failures,
+                job.interruptions, job.resumeFrom,
+                job.lastCheckpointAt == null ? Long.MIN_VALUE : job.lastCheckpointAt.toEpochMilli(),
+                job.runningSince == null ? Long.MIN_VALUE : job.runningSince.toEpochMilli(),
+                job.lostWorkSeconds, job.lostGpuSeconds);
+    }
+
+    private static void apply(JobEntity job, JobRun run, Transition t) {
+        job.state = run.state();
+        job.attempt = run.attempt();
+        job.failures = run.failures();
+        job.interruptions = run.interruptions();
+        job.resumeFrom = run.resumeFrom();
+        job.lastCheckpointAt = run.lastCheckpointMillis() == Long.MIN_VALUE ? null
+                : Instant.ofEpochMilli(run.lastCheckpointMillis());
+        job.runningSince = run.runningSinceMillis() == Long.MIN_VALUE ? null
+                : Instant.ofEpochMilli(run.runningSinceMillis());
+        job.lostWorkSeconds = run.lostWorkSeconds();
+        job.lostGpuSeconds = run.lostGpuSeconds();
+        job.reason = t.reason();
         job.updatedAt = Instant.now();
     }
 
+    /** The queue entry of a pending job: next attempt, capacity after spot fallback, pools to avoid. */
+    private QueuedJob queued(JobEntity job, JobSpec spec) {
+        long now = System.currentTimeMillis();
+        CapacityPreference capacity = job.capacity != null ? job.capacity : spec.capacity();
+        long remaining = spec.runtimeEstimateSeconds();
+        CapacityPreference next = spot.capacityFor(capacity, job.interruptions,
+                spec.deadline() == null ? 0 : spec.deadline().toEpochMilli(), now, remaining);
+        if (next != capacity) {
+            LOG.infof("%s: %s", job.id, spot.fallbackReason(job.interruptions));
+            job.capacity = next;
+        }
+        PlacementRequest request = PlacementRequest.of(job.id, job.tenant, job.attempt + 1, spec).withCapacity(next);
+        if (job.interruptions > 0) {
+            request = request.withAvoidPools(spot.avoidedPools(now));
+        }
+        long seq = job.submittedAt.toEpochMilli() * 1000 + (job.id.hashCode() & 0x3ff);
+        return new QueuedJob(job.id, job.tenant, spec.priority(), seq, request, spec.runtimeEstimateSeconds(),
+                job.submittedAt.toEpochMilli());
+    }
+
+    private RunningJob runningJob(JobEntity job, JobSpec spec, List<AllocationEntity> allocs) {
+        long start = job.runningSince != null ? job.runningSince.toEpochMilli() : System.currentTimeMillis();
+        long estimate = spec.runtimeEstimateSeconds() > 0 ? spec.runtimeEstimateSeconds()
+                : config.defaultRuntimeEstimate().toSeconds();
+        long milli = 0;
+        for (AllocationEntity a : allocs) {
+            if (a.migProfile != null) {
+                milli += 1000;
+            } else if (a.milliGpu < 1000) {
+                milli += a.milliGpu;
+            } else {
+                milli += 1000L * a.gpus().size();
+            }
+        }
+        return new RunningJob(job.id, job.tenant, spec.priority(), milli, start, start + estimate * 1000,
+                job.lastCheckpointAt == null ? start : job.lastCheckpointAt.toEpochMilli(),
+                spec.priority() == PriorityClass.LOW, allocs.stream().map(a -> a.id).toList());
+    }
+
+    private void track(JobEntity job, JobSpec spec, List<AllocationEntity> allocs) {
+        RunningJob r = runningJob(job, spec, allocs);
+        RunningJob old = running.put(job.id, r);
+        if (old != null) {
+            queue.release(old.tenant(), old.gpuMilli(), 0);
+        }
+        queue.charge(job.tenant, r.gpuMilli(), 0);
+    }
+
+    private void untrack(String jobId) {
+        RunningJob r = running.remove(jobId);
+        if (r != null) {
+            queue.release(r.tenant(), r.gpuMilli(), 0);
+        }
+    }
+
+    private void refreshCapacity() {
+        long milli = 0;
+        long cpu = 0;
+        for (NodeState n : fleet.nodes()) {
+            milli += 1000L * n.gpuCount();
+            cpu += n.cpuMillis();
+        }
+        queue.setClusterCapacity(milli, cpu);
+    }
+
+    // ---------------------------------------------------------------- plumbing
+
     /**
-     * Runs one operation through the serial executor; after it commits, applies its in-memory
-     * releases, tells watchers, and publishes the outbox.
+     * Runs one operation through the serial executor; after it commits, applies its effects on
+     * memory, tells watchers, and publishes the outbox.
      */
     private <T> Uni<T> operation(Function<Changes, Uni<T>> body) {
         Changes changes = new Changes();
-        return serial.run(() -> body.apply(changes)
-                .invoke(() -> changes.released.forEach(cluster::release)))
+        return serial.run(() -> body.apply(changes).invoke(() -> changes.applyTo(this)))
                 .invoke(() -> {
                     changes.events.forEach(watchers::publish);
                     publishOutbox();
                 });
-    }
-
-    private Uni<Void> operationBody(Function<Changes, Uni<Void>> body) {
-        Changes changes = new Changes();
-        return body.apply(changes)
-                .invoke(() -> changes.released.forEach(cluster::release))
-                .invoke(() -> changes.events.forEach(watchers::publish));
     }
 
     private Uni<Void> scheduleSoon() {
@@ -484,15 +994,12 @@ public class SchedulerEngine {
 
     private static JobSpec specOf(JobEntity job) {
         return EventCodec.decode("jobs.spec_json of " + job.id, JobSpec.class,
-                job.specJson.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                job.specJson.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static Allocation toAllocation(AllocationEntity a) {
-        return new Allocation(a.id, a.jobId, a.rank, a.nodeId, a.gpus());
-    }
-
-    private static int count(List<AllocationEntity> allocs, java.util.function.Predicate<AllocationEntity> p) {
-        return (int) allocs.stream().filter(p).count();
+    private static Assignment toAssignment(AllocationEntity a, String tenant) {
+        return new Assignment(a.id, a.jobId, tenant, a.rank, a.nodeId, a.gpus(), a.migProfile, a.migStart,
+                a.migProfile != null ? 0 : a.milliGpu, a.cpuMillis, a.memoryMib);
     }
 
     static String shape(JobSpec spec) {
@@ -502,10 +1009,54 @@ public class SchedulerEngine {
         return spec.migProfile() != null ? "MIG " + spec.migProfile() : spec.milliGpu() + " milli-GPU";
     }
 
-    /** What one operation changed, applied to memory and watchers once it commits. */
+    /** What one operation changed; applied to memory once its transaction commits. */
     private static final class Changes {
         final List<JobEvent> events = new ArrayList<>();
         final List<String> released = new ArrayList<>();
-        final List<String> reserved = new ArrayList<>();
+        final List<QueuedJob> queued = new ArrayList<>();
+        final Set<String> requeued = new HashSet<>();
+        final Set<String> finished = new HashSet<>();
+        final Set<String> dequeued = new HashSet<>();
+        final Map<String, RunningJob> placed = new LinkedHashMap<>();
+        final Map<String, Stop> stops = new LinkedHashMap<>();
+        final Set<String> stopDone = new HashSet<>();
+        final Set<String> preemptors = new HashSet<>();
+        final Map<String, String> reasons = new HashMap<>();
+
+        void applyTo(SchedulerEngine e) {
+            released.forEach(e.fleet::unreserve);
+            placed.forEach((id, r) -> {
+                e.running.put(id, r);
+                e.queue.charge(r.tenant(), r.gpuMilli(), 0);
+                e.lastReason.remove(id);
+                e.preempting.remove(id);
+            });
+            e.stopping.putAll(stops);
+            e.preempting.addAll(preemptors);
+            for (String id : requeued) {
+                e.untrack(id);
+                e.endStop(id);
+            }
+            for (String id : finished) {
+                e.untrack(id);
+                e.endStop(id);
+                e.queue.remove(id);
+                e.lastReason.remove(id);
+                e.preempting.remove(id);
+            }
+            dequeued.forEach(e.queue::remove);
+            stopDone.forEach(e::endStop);
+            queued.forEach(e.queue::enqueue);
+            e.lastReason.putAll(reasons);
+        }
+    }
+
+    /** A job's checkpoint-then-stop is over; a preemptor whose victims are all gone may now be placed. */
+    private void endStop(String jobId) {
+        Stop stop = stopping.remove(jobId);
+        if (stop != null && stop.preemptor() != null
+                && stopping.values().stream().noneMatch(s -> stop.preemptor().equals(s.preemptor()))) {
+            preempting.remove(stop.preemptor());
+        }
     }
 }

@@ -1,6 +1,5 @@
 package dev.gpucloud.scheduler.service.grpc;
 
-import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.grpc.v1.Capacity;
 import dev.gpucloud.contracts.grpc.v1.ClusterServiceGrpc;
 import dev.gpucloud.contracts.grpc.v1.GetCapacityRequest;
@@ -9,8 +8,8 @@ import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
 import dev.gpucloud.contracts.grpc.v1.ListNodesResponse;
 import dev.gpucloud.contracts.grpc.v1.ModelCapacity;
 import dev.gpucloud.contracts.grpc.v1.Node;
-import dev.gpucloud.scheduler.cluster.Host;
-import dev.gpucloud.scheduler.service.engine.ClusterSnapshot;
+import dev.gpucloud.scheduler.service.engine.ClusterSnapshot.GpuView;
+import dev.gpucloud.scheduler.service.engine.ClusterSnapshot.NodeView;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import io.grpc.stub.StreamObserver;
 import io.quarkus.grpc.GrpcService;
@@ -31,11 +30,11 @@ public class ClusterGrpcService extends ClusterServiceGrpc.ClusterServiceImplBas
     public void listNodes(ListNodesRequest request, StreamObserver<ListNodesResponse> response) {
         engine.cluster().subscribe().with(snapshot -> {
             ListNodesResponse.Builder b = ListNodesResponse.newBuilder();
-            for (Host host : snapshot.hosts()) {
+            for (NodeView node : snapshot.nodes()) {
                 boolean wanted = request.getGpuModel().isEmpty()
-                        || host.gpus().stream().anyMatch(g -> g.model().equals(request.getGpuModel()));
+                        || node.gpus().stream().anyMatch(g -> g.model().equals(request.getGpuModel()));
                 if (wanted) {
-                    b.addNodes(node(host, snapshot));
+                    b.addNodes(node(node));
                 }
             }
             response.onNext(b.build());
@@ -43,52 +42,58 @@ public class ClusterGrpcService extends ClusterServiceGrpc.ClusterServiceImplBas
         }, f -> response.onError(GrpcErrors.toStatus(f)));
     }
 
+    /** Capacity by GPU model, capacity type and RDMA fabric; free counts only healthy hosts. */
     @Override
     public void getCapacity(GetCapacityRequest request, StreamObserver<Capacity> response) {
         engine.cluster().subscribe().with(snapshot -> {
-            Map<String, int[]> byModel = new TreeMap<>();
+            Map<String, long[]> groups = new TreeMap<>();
             int total = 0;
             int free = 0;
-            for (Host host : snapshot.hosts()) {
-                for (GpuDevice gpu : host.gpus()) {
-                    int[] counts = byModel.computeIfAbsent(gpu.model() + "|" + host.inventory().capacityType(),
-                            k -> new int[2]);
+            for (NodeView node : snapshot.nodes()) {
+                for (GpuView gpu : node.gpus()) {
+                    String key = gpu.model() + "|" + node.capacityType() + "|"
+                            + (node.rdmaFabric() == null ? "" : node.rdmaFabric());
+                    long[] counts = groups.computeIfAbsent(key, k -> new long[3]);
                     counts[0]++;
                     total++;
-                    if (snapshot.holder(host.nodeId(), gpu.index()) == null && !host.draining()) {
-                        counts[1]++;
-                        free++;
+                    if (node.healthy()) {
+                        boolean wholeFree = !gpu.mig() && gpu.usedMilli() == 0;
+                        if (wholeFree) {
+                            counts[1]++;
+                            free++;
+                        }
+                        counts[2] += gpu.mig() ? 1000L * (gpu.migSlices() - gpu.migSlicesUsed()) / Math.max(1, gpu.migSlices())
+                                : 1000 - gpu.usedMilli();
                     }
                 }
             }
             Capacity.Builder b = Capacity.newBuilder().setTotalGpus(total).setFreeGpus(free);
-            byModel.forEach((key, counts) -> {
-                String[] parts = key.split("\\|");
+            groups.forEach((key, counts) -> {
+                String[] parts = key.split("\\|", -1);
                 b.addModels(ModelCapacity.newBuilder().setModel(parts[0]).setCapacityType(parts[1])
-                        .setTotalGpus(counts[0]).setFreeGpus(counts[1]));
+                        .setRdmaFabric(parts[2]).setTotalGpus((int) counts[0]).setFreeGpus((int) counts[1])
+                        .setFreeMilli(counts[2]));
             });
             response.onNext(b.build());
             response.onCompleted();
         }, f -> response.onError(GrpcErrors.toStatus(f)));
     }
 
-    private static Node node(Host host, ClusterSnapshot snapshot) {
-        var inv = host.inventory();
+    private static Node node(NodeView node) {
         Node.Builder b = Node.newBuilder()
-                .setNodeId(inv.nodeId())
-                .setHostname(inv.hostname())
-                .setInstanceType(inv.instanceType())
-                .setZone(inv.zone())
-                .setCapacityType(inv.capacityType().name())
-                .setRdmaFabric(inv.rdmaFabric() == null ? "" : inv.rdmaFabric())
-                .setPriceMicrosPerHour(inv.priceMicrosPerHour())
-                .setHealthy(!host.draining())
-                .setLastSeen(ProtoMapper.timestamp(host.lastSeen()));
-        for (GpuDevice gpu : inv.gpus()) {
-            String holder = snapshot.holder(inv.nodeId(), gpu.index());
+                .setNodeId(node.nodeId())
+                .setHostname(node.hostname())
+                .setInstanceType(node.instanceType())
+                .setZone(node.zone())
+                .setCapacityType(node.capacityType().name())
+                .setRdmaFabric(node.rdmaFabric() == null ? "" : node.rdmaFabric())
+                .setPriceMicrosPerHour(node.priceMicrosPerHour())
+                .setHealthy(node.healthy())
+                .setLastSeen(ProtoMapper.timestamp(node.lastSeen()));
+        for (GpuView gpu : node.gpus()) {
             b.addGpus(Gpu.newBuilder().setIndex(gpu.index()).setUuid(gpu.uuid()).setModel(gpu.model())
                     .setMemoryMib(gpu.memoryMib()).setNvlinkIsland(gpu.nvlinkIsland())
-                    .setAllocated(holder != null).setAllocationId(holder == null ? "" : holder));
+                    .setAllocated(!gpu.holders().isEmpty()).setAllocationId(String.join(",", gpu.holders())));
         }
         return b.build();
     }

@@ -1,6 +1,7 @@
 package dev.gpucloud.scheduler.service.grpc;
 
 import dev.gpucloud.contracts.events.MalformedEventException;
+import dev.gpucloud.scheduler.service.engine.AdmissionException;
 import dev.gpucloud.scheduler.service.engine.JobNotFoundException;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -20,6 +21,15 @@ final class GrpcErrors {
         }
         if (failure instanceof IllegalArgumentException || failure instanceof MalformedEventException) {
             return Status.INVALID_ARGUMENT.withDescription(failure.getMessage()).asRuntimeException();
+        }
+        if (failure instanceof AdmissionException ae) {
+            Status status = switch (ae.kind()) {
+                case QUOTA -> Status.RESOURCE_EXHAUSTED;
+                case UNSCHEDULABLE -> Status.FAILED_PRECONDITION;
+                case UNKNOWN_TENANT -> Status.PERMISSION_DENIED;
+                case CONFLICT -> Status.ALREADY_EXISTS;
+            };
+            return status.withDescription(failure.getMessage()).asRuntimeException();
         }
         if (failure instanceof JobNotFoundException) {
             return Status.NOT_FOUND.withDescription(failure.getMessage()).asRuntimeException();

@@ -94,16 +94,7 @@ public class FleetConsumers {
                 throw new MalformedEventException(Topics.NODE_EVENTS.name() + ": record has no value");
             }
             requireKey(Topics.NODE_EVENTS.name(), e, event.nodeId());
-            return switch (event.type()) {
-                case DRAIN -> engine.setDraining(event.nodeId(), true);
-                case UNDRAIN -> engine.setDraining(event.nodeId(), false);
-                // Spot interruption, heartbeat loss and faults drive the lifecycle in the scheduler issue.
-                default -> {
-                    LOG.infof("node event %s on %s: %s", event.type(), event.nodeId(),
-                            event.detail() == null ? "" : event.detail());
-                    yield Uni.createFrom().voidItem();
-                }
-            };
+            return engine.nodeEvent(event);
         });
     }
 

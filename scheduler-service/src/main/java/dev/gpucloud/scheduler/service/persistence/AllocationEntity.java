@@ -37,6 +37,16 @@ public class AllocationEntity {
     public Instant startedAt;
     @Column(name = "ended_at")
     public Instant endedAt;
+    @Column(name = "mig_profile")
+    public String migProfile;
+    @Column(name = "mig_start")
+    public int migStart = -1;
+    @Column(name = "milli_gpu")
+    public int milliGpu = 1000;
+    @Column(name = "cpu_millis")
+    public int cpuMillis;
+    @Column(name = "memory_mib")
+    public long memoryMib;
 
     public boolean isActive() {
         return STARTING.equals(state) || RUNNING.equals(state);

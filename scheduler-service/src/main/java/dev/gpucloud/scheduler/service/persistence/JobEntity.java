@@ -1,5 +1,6 @@
 package dev.gpucloud.scheduler.service.persistence;
 
+import dev.gpucloud.contracts.events.CapacityPreference;
 import dev.gpucloud.contracts.events.JobState;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
@@ -34,4 +35,17 @@ public class JobEntity {
     public Instant submittedAt;
     @Column(name = "updated_at")
     public Instant updatedAt;
+    public int interruptions;
+    public int failures;
+    @Column(name = "lost_work_seconds")
+    public long lostWorkSeconds;
+    @Column(name = "lost_gpu_seconds")
+    public long lostGpuSeconds;
+    @Column(name = "last_checkpoint_at")
+    public Instant lastCheckpointAt;
+    @Column(name = "running_since")
+    public Instant runningSince;
+    /** The capacity the next placement asks for, when it differs from the spec's (spot fallback). */
+    @Enumerated(EnumType.STRING)
+    public CapacityPreference capacity;
 }

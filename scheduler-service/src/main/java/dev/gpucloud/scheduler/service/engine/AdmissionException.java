@@ -1,0 +1,28 @@
+package dev.gpucloud.scheduler.service.engine;
+
+/**
+ * A submission refused for what it asks in this cluster, as opposed to how it is written:
+ * {@link Kind#QUOTA} (RESOURCE_EXHAUSTED), {@link Kind#UNSCHEDULABLE} (no host of the fleet could
+ * ever run it: FAILED_PRECONDITION), {@link Kind#UNKNOWN_TENANT} (PERMISSION_DENIED) or
+ * {@link Kind#CONFLICT} (a request id reused for a different spec: ALREADY_EXISTS).
+ */
+public class AdmissionException extends RuntimeException {
+
+    public enum Kind {
+        QUOTA,
+        UNSCHEDULABLE,
+        UNKNOWN_TENANT,
+        CONFLICT
+    }
+
+    private final Kind kind;
+
+    public AdmissionException(Kind kind, String message) {
+        super(message, null, false, false);
+        this.kind = kind;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+}

@@ -1,0 +1,300 @@
+package dev.gpucloud.scheduler.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.gpucloud.contracts.events.AllocationEvent;
+import dev.gpucloud.contracts.events.AllocationEventType;
+import dev.gpucloud.contracts.events.CapacityType;
+import dev.gpucloud.contracts.events.GpuDevice;
+import dev.gpucloud.contracts.events.HostInventory;
+import dev.gpucloud.contracts.events.NodeCommand;
+import dev.gpucloud.contracts.events.NodeCommandType;
+import dev.gpucloud.contracts.events.NodeEvent;
+import dev.gpucloud.contracts.events.NodeEventType;
+import dev.gpucloud.contracts.events.Topics;
+import dev.gpucloud.contracts.grpc.v1.CapacityPreference;
+import dev.gpucloud.contracts.grpc.v1.ClusterServiceGrpc;
+import dev.gpucloud.contracts.grpc.v1.GetCapacityRequest;
+import dev.gpucloud.contracts.grpc.v1.GetJobRequest;
+import dev.gpucloud.contracts.grpc.v1.Interconnect;
+import dev.gpucloud.contracts.grpc.v1.Job;
+import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
+import dev.gpucloud.contracts.grpc.v1.JobSpec;
+import dev.gpucloud.contracts.grpc.v1.JobState;
+import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
+import dev.gpucloud.contracts.grpc.v1.PriorityClass;
+import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
+import dev.gpucloud.contracts.kafka.EventRecords;
+import dev.gpucloud.testsupport.KafkaTestResource;
+import dev.gpucloud.testsupport.PostgresTestResource;
+import dev.gpucloud.testsupport.TestKafka;
+import dev.gpucloud.testsupport.TopicTail;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.net.URL;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The production lifecycle through the service, a real broker and a real database: admission,
+ * spot notices, preemption, a gang that loses a host, MIG and fractional placement, capacity.
+ */
+@QuarkusTest
+@WithTestResource(KafkaTestResource.class)
+@WithTestResource(value = PostgresTestResource.class,
+        initArgs = @ResourceArg(name = "database", value = "gpucloud_scheduler_test"))
+class LifecycleServiceTest {
+
+    @TestHTTPResource("/")
+    URL url;
+
+    ManagedChannel channel;
+    JobServiceGrpc.JobServiceBlockingStub jobs;
+    TestKafka kafka;
+    TopicTail commands;
+    String model;
+    String tenant;
+
+    @BeforeEach
+    void connect() {
+        channel = ManagedChannelBuilder.forAddress(url.getHost(), url.getPort()).usePlaintext().build();
+        jobs = JobServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
+        kafka = new TestKafka();
+        commands = kafka.tail(Topics.NODE_COMMANDS.name());
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        model = "A100-SXM4-80GB-TEST-" + run;
+        tenant = "t-" + run;
+    }
+
+    @AfterEach
+    void close() throws InterruptedException {
+        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        kafka.close();
+    }
+
+    JobSpec.Builder spec(int gpus) {
+        return JobSpec.newBuilder().setName("train").setWorkers(1).setGpusPerWorker(gpus).addGpuModels(model)
+                .addCommand("python").addCommand("train.py");
+    }
+
+    String submit(JobSpec.Builder spec) {
+        return jobs.submitJob(SubmitJobRequest.newBuilder().setTenant(tenant)
+                .setClientRequestId(UUID.randomUUID().toString()).setSpec(spec).build()).getJob().getJobId();
+    }
+
+    Job job(String id) {
+        return jobs.getJob(GetJobRequest.newBuilder().setJobId(id).build());
+    }
+
+    HostInventory host(String nodeId, int gpus, CapacityType capacity, String fabric, boolean mig) {
+        List<GpuDevice> devices = new ArrayList<>();
+        for (int i = 0; i < gpus; i++) {
+            devices.add(new GpuDevice(i, nodeId + "-" + i, model, 81_920, null, 0, mig, List.of()));
+        }
+        return new HostInventory(nodeId, nodeId + ".test", "p4de.24xlarge", "zone-" + nodeId, capacity,
+                capacity == CapacityType.SPOT ? 12_000_000 : 40_960_000, 96_000, 1_000_000, fabric,
+                fabric == null ? List.of() : List.of("spine-1", "leaf-" + nodeId), devices, List.of(), "simulated",
+                Instant.now());
+    }
+
+    void join(HostInventory... hosts) {
+        for (HostInventory h : hosts) {
+            kafka.send(EventRecords.record(Topics.GPU_INVENTORY, h.nodeId(), h, "test"));
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> ClusterServiceGrpc.newBlockingStub(channel)
+                .listNodes(ListNodesRequest.newBuilder().setGpuModel(model).build()).getNodesCount() == hosts.length);
+    }
+
+    /** The next command for any of the hosts, decoded. */
+    NodeCommand nextCommand(String... nodes) {
+        List<String> keys = List.of(nodes);
+        List<ConsumerRecord<String, byte[]>> got = commands.next(r -> keys.contains(r.key()), 1, Duration.ofSeconds(20));
+        assertThat(got).as("a node command for %s", keys).hasSize(1);
+        return EventRecords.decode(Topics.NODE_COMMANDS, got.get(0)).payload();
+    }
+
+    void report(NodeCommand c, AllocationEventType type, Integer exit, String checkpoint) {
+        kafka.send(EventRecords.record(Topics.ALLOCATION_EVENTS, c.jobId(), new AllocationEvent(c.allocationId(),
+                c.jobId(), c.nodeId(), type, Instant.now(), exit, checkpoint, "test"), "test"));
+    }
+
+    void nodeEvent(String nodeId, NodeEventType type, Instant deadline) {
+        kafka.send(EventRecords.record(Topics.NODE_EVENTS, nodeId, new NodeEvent(nodeId, type, Instant.now(), deadline,
+                null, null, "test"), "test"));
+    }
+
+    @Test
+    void whatNoHostCouldEverRunIsRefusedAtSubmit() {
+        join(host("f1-" + model, 8, CapacityType.ON_DEMAND, "f1", false));
+        assertThatThrownBy(() -> submit(spec(8).setWorkers(2).setInterconnect(Interconnect.INTERCONNECT_RDMA)))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+                    assertThat(e.getStatus().getDescription()).isEqualTo(
+                            "unschedulable: gang of 2 workers is larger than any RDMA fabric (the largest holds 1)");
+                });
+        assertThatThrownBy(() -> submit(spec(16)))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getDescription())
+                        .isEqualTo("unschedulable: no host of the fleet can take even one worker of this shape"));
+        assertThatThrownBy(() -> submit(spec(0).setMigProfile("7g.99gb")))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+                    assertThat(e.getStatus().getDescription()).isEqualTo("unschedulable: unknown MIG profile 7g.99gb");
+                });
+        SubmitJobRequest once = SubmitJobRequest.newBuilder().setTenant(tenant).setClientRequestId("same")
+                .setSpec(spec(1)).build();
+        jobs.submitJob(once);
+        assertThatThrownBy(() -> jobs.submitJob(once.toBuilder().setSpec(spec(2)).build()))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.ALREADY_EXISTS);
+                    assertThat(e.getStatus().getDescription()).contains("client_request_id 'same' was already used");
+                });
+    }
+
+    @Test
+    void aTenantOverItsHardQuotaIsRefused() {
+        // application.properties gives tenant quota-capped a hard quota of 2 GPUs in the test profile
+        SubmitJobRequest.Builder r = SubmitJobRequest.newBuilder().setTenant("quota-capped")
+                .setSpec(spec(2).clearGpuModels().addGpuModels("NOT-HERE-" + model));
+        jobs.submitJob(r.setClientRequestId(UUID.randomUUID().toString()).build());
+        assertThatThrownBy(() -> jobs.submitJob(r.setClientRequestId(UUID.randomUUID().toString()).build()))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+                    assertThat(e.getStatus().getDescription()).isEqualTo("tenant quota-capped would exceed its hard GPU"
+                            + " quota: 2 GPUs, 2 running or queued, this job asks 2");
+                });
+    }
+
+    @Test
+    void aSpotNoticeCheckpointsTheJobAndItResumesOnOnDemand() {
+        String spotHost = "spot-" + model;
+        String odHost = "od-" + model;
+        join(host(spotHost, 8, CapacityType.SPOT, null, false), host(odHost, 8, CapacityType.ON_DEMAND, null, false));
+        String id = submit(spec(8).setCapacity(CapacityPreference.CAPACITY_SPOT_PREFERRED));
+        NodeCommand start = nextCommand(spotHost, odHost);
+        assertThat(start.nodeId()).isEqualTo(spotHost);
+        report(start, AllocationEventType.STARTED, null, null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.RUNNING);
+
+        Instant reclaim = Instant.now().plusSeconds(120);
+        nodeEvent(spotHost, NodeEventType.SPOT_INTERRUPTION, reclaim);
+        NodeCommand checkpoint = nextCommand(spotHost);
+        assertThat(checkpoint.type()).isEqualTo(NodeCommandType.CHECKPOINT);
+        assertThat(checkpoint.deadline()).isEqualTo(reclaim.truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.CHECKPOINTING);
+
+        report(start, AllocationEventType.CHECKPOINT_SAVED, null, "s3://ckpt/" + id + "/step-42");
+        NodeCommand stop = nextCommand(spotHost);
+        assertThat(stop.type()).isEqualTo(NodeCommandType.STOP);
+        NodeCommand resumed = nextCommand(odHost);
+        assertThat(resumed.type()).isEqualTo(NodeCommandType.START);
+        assertThat(resumed.resumeFrom()).isEqualTo("s3://ckpt/" + id + "/step-42");
+        assertThat(resumed.allocationId()).isNotEqualTo(start.allocationId());
+        Job after = job(id);
+        assertThat(after.getState()).isEqualTo(JobState.SCHEDULED);
+        assertThat(after.getResumeFrom()).isEqualTo("s3://ckpt/" + id + "/step-42");
+        report(start, AllocationEventType.EXITED, 143, null); // the old worker stops: no effect on the new run
+        report(resumed, AllocationEventType.STARTED, null, null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.RUNNING);
+    }
+
+    @Test
+    void aHighPriorityJobPreemptsALowOneAfterItsCheckpoint() {
+        String node = "pre-" + model;
+        join(host(node, 8, CapacityType.ON_DEMAND, null, false));
+        String low = submit(spec(8).setPriority(PriorityClass.PRIORITY_LOW));
+        NodeCommand lowStart = nextCommand(node);
+        report(lowStart, AllocationEventType.STARTED, null, null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(low).getState() == JobState.RUNNING);
+
+        String high = submit(spec(8).setPriority(PriorityClass.PRIORITY_HIGH));
+        NodeCommand checkpoint = nextCommand(node);
+        assertThat(checkpoint.type()).isEqualTo(NodeCommandType.CHECKPOINT);
+        assertThat(checkpoint.jobId()).isEqualTo(low);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(job(high).getReason())
+                .containsAnyOf("preempting 1 lower-priority job(s)", "waiting for preempted jobs to checkpoint"));
+
+        var events = kafka.tail(Topics.JOB_EVENTS.name());
+        report(lowStart, AllocationEventType.CHECKPOINT_SAVED, null, "/ckpt/" + low + "/1");
+        assertThat(nextCommand(node).type()).isEqualTo(NodeCommandType.STOP);
+        var requeued = EventRecords.decode(Topics.JOB_EVENTS,
+                events.next(r -> r.key().equals(low), 1, Duration.ofSeconds(20)).get(0)).payload();
+        assertThat(requeued.state()).isEqualTo(dev.gpucloud.contracts.events.JobState.PENDING);
+        assertThat(requeued.reason()).contains("preempted by " + high).contains("resumes from /ckpt/" + low + "/1");
+        assertThat(requeued.resumeFrom()).isEqualTo("/ckpt/" + low + "/1");
+        report(lowStart, AllocationEventType.EXITED, 143, null);
+        NodeCommand highStart = nextCommand(node);
+        assertThat(highStart.type()).isEqualTo(NodeCommandType.START);
+        assertThat(highStart.jobId()).isEqualTo(high);
+    }
+
+    @Test
+    void aGangThatLosesAHostStopsAndResumesAsAWhole() {
+        String a = "ga-" + model;
+        String b = "gb-" + model;
+        String c = "gc-" + model;
+        join(host(a, 8, CapacityType.ON_DEMAND, "g", false), host(b, 8, CapacityType.ON_DEMAND, "g", false),
+                host(c, 8, CapacityType.ON_DEMAND, "g", false));
+        String id = submit(spec(8).setWorkers(2).setInterconnect(Interconnect.INTERCONNECT_RDMA));
+        NodeCommand w0 = nextCommand(a, b, c);
+        NodeCommand w1 = nextCommand(a, b, c);
+        report(w0, AllocationEventType.STARTED, null, null);
+        report(w1, AllocationEventType.STARTED, null, null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.RUNNING);
+
+        nodeEvent(w1.nodeId(), NodeEventType.HEARTBEAT_LOST, null);
+        NodeCommand stop = nextCommand(w0.nodeId());
+        assertThat(stop.type()).isEqualTo(NodeCommandType.STOP);
+        assertThat(stop.allocationId()).isEqualTo(w0.allocationId());
+        report(w0, AllocationEventType.EXITED, 143, null);
+        String spare = List.of(a, b, c).stream().filter(n -> !n.equals(w0.nodeId()) && !n.equals(w1.nodeId()))
+                .findFirst().orElseThrow();
+        NodeCommand r0 = nextCommand(a, b, c);
+        NodeCommand r1 = nextCommand(a, b, c);
+        assertThat(List.of(r0.type(), r1.type())).containsOnly(NodeCommandType.START);
+        assertThat(List.of(r0.nodeId(), r1.nodeId())).contains(spare);
+        assertThat(job(id).getReason()).contains(spare);
+    }
+
+    @Test
+    void migSlicesAndFractionsArePlacedAndCapacityIsByFabric() {
+        String migHost = "mig-" + model;
+        String shared = "frac-" + model;
+        join(host(migHost, 1, CapacityType.ON_DEMAND, "m", true), host(shared, 1, CapacityType.ON_DEMAND, null, false));
+        submit(spec(0).setMigProfile("3g.40gb"));
+        NodeCommand slice = nextCommand(migHost, shared);
+        assertThat(slice.nodeId()).isEqualTo(migHost);
+        assertThat(slice.migInstanceUuid()).isEqualTo("3g.40gb@4");
+        submit(spec(0).setMilliGpu(250));
+        submit(spec(0).setMilliGpu(500));
+        NodeCommand f1 = nextCommand(shared);
+        NodeCommand f2 = nextCommand(shared);
+        assertThat(List.of(f1.milliGpu(), f2.milliGpu())).containsExactlyInAnyOrder(250, 500);
+        assertThat(f1.gpuIndices()).isEqualTo(f2.gpuIndices());
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            var capacity = ClusterServiceGrpc.newBlockingStub(channel).getCapacity(GetCapacityRequest.getDefaultInstance());
+            var mine = capacity.getModelsList().stream().filter(m -> m.getModel().equals(model)).toList();
+            assertThat(mine).extracting(m -> m.getRdmaFabric()).containsExactlyInAnyOrder("", "m");
+            var frac = mine.stream().filter(m -> m.getRdmaFabric().isEmpty()).findFirst().orElseThrow();
+            assertThat(frac.getFreeGpus()).isZero();
+            assertThat(frac.getFreeMilli()).isEqualTo(250);
+            var sliced = mine.stream().filter(m -> m.getRdmaFabric().equals("m")).findFirst().orElseThrow();
+            assertThat(sliced.getFreeMilli()).isEqualTo(500);
+        });
+    }
+}
