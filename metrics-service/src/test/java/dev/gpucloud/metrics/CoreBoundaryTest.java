@@ -8,7 +8,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import org.junit.jupiter.api.Test;
 
-/** The GPU series rules are plain Java: no framework, no Kafka, no Micrometer; adapters wrap them. */
+/** The GPU series rules and the platform fold are plain Java: no framework, no Kafka, no Micrometer; adapters wrap them. */
 class CoreBoundaryTest {
 
     private static final JavaClasses CLASSES = new ClassFileImporter()
@@ -16,8 +16,8 @@ class CoreBoundaryTest {
             .importPackages("dev.gpucloud.metrics");
 
     @Test
-    void the_gpu_package_imports_no_framework() {
-        ArchRule rule = noClasses().that().resideInAPackage("dev.gpucloud.metrics.gpu..")
+    void the_gpu_and_platform_packages_import_no_framework() {
+        ArchRule rule = noClasses().that().resideInAnyPackage("dev.gpucloud.metrics.gpu..", "dev.gpucloud.metrics.platform..")
                 .should().dependOnClassesThat().resideInAnyPackage(
                         "io.quarkus..", "jakarta..", "javax..", "io.vertx..", "io.smallrye..", "io.micrometer..",
                         "io.prometheus..", "org.apache.kafka..", "org.eclipse.microprofile..", "org.jboss..",

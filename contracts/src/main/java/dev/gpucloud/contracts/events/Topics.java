@@ -23,13 +23,16 @@ public final class Topics {
             "job.requests", "tenant", 3, Topic.Cleanup.DELETE, JobRequest.class, "dev.gpucloud.job.request.v1");
     public static final Topic<JobEvent> JOB_EVENTS = new Topic<>(
             "job.events", "jobId", 6, Topic.Cleanup.DELETE, JobEvent.class, "dev.gpucloud.job.event.v1");
+    /** Advice about allocations (idle GPUs, memory pressure), from metrics-service, for tenants and operators. */
+    public static final Topic<GpuAdvisory> GPU_ADVISORIES = new Topic<>(
+            "gpu.advisories", "allocationId", 3, Topic.Cleanup.DELETE, GpuAdvisory.class, "dev.gpucloud.gpu.advisory.v1");
 
     /** Dead-letter topics have one partition: they are read by people, not by a fleet of consumers. */
     public static final int DEAD_LETTER_PARTITIONS = 1;
 
     private static final List<Topic<?>> ALL = List.of(
             GPU_INVENTORY, GPU_TELEMETRY, NODE_EVENTS, NODE_COMMANDS,
-            ALLOCATION_EVENTS, USAGE_EVENTS, JOB_REQUESTS, JOB_EVENTS);
+            ALLOCATION_EVENTS, USAGE_EVENTS, JOB_REQUESTS, JOB_EVENTS, GPU_ADVISORIES);
 
     private Topics() {
     }

@@ -63,6 +63,11 @@ public final class Samples {
                 List.of(new WorkerPlacement(0, "node-a100-1", List.of(0, 1), "alloc-1")), null);
     }
 
+    public static GpuAdvisory gpuAdvisory() {
+        return new GpuAdvisory(AdvisoryKind.IDLE, "alloc-1", "job-1", "acme", "node-a100-1", T0,
+                T0.plusSeconds(600), 12.5, 70);
+    }
+
     /** Each topic with a sample payload and a required field to take away. */
     public static List<Object[]> perTopic() {
         return List.of(
@@ -73,6 +78,7 @@ public final class Samples {
                 new Object[] {Topics.ALLOCATION_EVENTS, allocationEvent(), "jobId"},
                 new Object[] {Topics.USAGE_EVENTS, usageEvent(), "tenant"},
                 new Object[] {Topics.JOB_REQUESTS, jobRequest(), "clientRequestId"},
-                new Object[] {Topics.JOB_EVENTS, jobEvent(), "state"});
+                new Object[] {Topics.JOB_EVENTS, jobEvent(), "state"},
+                new Object[] {Topics.GPU_ADVISORIES, gpuAdvisory(), "allocationId"});
     }
 }

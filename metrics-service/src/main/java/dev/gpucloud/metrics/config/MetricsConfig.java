@@ -23,4 +23,40 @@ public interface MetricsConfig {
     /** The most GPUs that have series at once; a sample that would add more is dead-lettered, which bounds the scrape. */
     @WithDefault("20000")
     int maxGpus();
+
+    /** An allocation whose GPUs' mean utilization stays below this (%) for idle-window is advised as idle (the seeds' 70%). */
+    @WithDefault("70")
+    double idleUtilizationPercent();
+
+    /** How long an allocation must stay below idle-utilization-percent before it is advised as idle. */
+    @WithDefault("10m")
+    Duration idleWindow();
+
+    /** An allocation whose busiest GPU uses more of its memory than this (%) is advised as under memory pressure (20% headroom). */
+    @WithDefault("80")
+    double memoryPressurePercent();
+
+    /** The most unfinished jobs followed from job.events; a job beyond it is not tracked, which bounds memory. */
+    @WithDefault("100000")
+    int maxJobs();
+
+    /** How often the platform gauges (jobs by state, GPUs allocated, cost rate, checkpoint age) are recomputed. */
+    @WithDefault("5s")
+    Duration platformRefresh();
+
+    /** Whether consumer lag is read from the broker (Kafka's AdminClient) and exported. */
+    @WithDefault("true")
+    boolean lagEnabled();
+
+    /** How often consumer lag is read from the broker. */
+    @WithDefault("30s")
+    Duration lagInterval();
+
+    /** Which consumer groups get a lag series (a Java regular expression matched against the whole group id). */
+    @WithDefault(".*")
+    String lagGroups();
+
+    /** The most (group, topic) lag series exported; the rest (by group name) are left out. */
+    @WithDefault("500")
+    int maxLagSeries();
 }

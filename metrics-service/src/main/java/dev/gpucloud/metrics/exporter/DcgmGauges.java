@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Binds each GPU series to a Micrometer gauge named and labelled as dcgm-exporter does. A gauge
@@ -21,6 +22,7 @@ public final class DcgmGauges implements SeriesListener {
     private final MeterRegistry registry;
     /** The gauges of each GPU, by field ordinal; calls come one at a time under the fleet's lock. */
     private final Map<GpuSeries, Gauge[]> gauges = new ConcurrentHashMap<>();
+    private final AtomicInteger series = new AtomicInteger();
 
     public DcgmGauges(MeterRegistry registry) {
         this.registry = registry;
@@ -34,6 +36,7 @@ public final class DcgmGauges implements SeriesListener {
                 .strongReference(true)
                 .register(registry);
         gauges.computeIfAbsent(gpu, g -> new Gauge[GpuField.values().length])[field.ordinal()] = gauge;
+        series.incrementAndGet();
     }
 
     @Override
@@ -44,20 +47,15 @@ public final class DcgmGauges implements SeriesListener {
         }
         registry.remove(ofGpu[field.ordinal()]);
         ofGpu[field.ordinal()] = null;
+        series.decrementAndGet();
         if (isEmpty(ofGpu)) {
             gauges.remove(gpu);
         }
     }
 
-    /** How many series this binder has registered. */
+    /** How many series this binder has registered; kept as a count, so reading it costs nothing at scrape time. */
     public int seriesCount() {
-        int count = 0;
-        for (Gauge[] ofGpu : gauges.values()) {
-            for (Gauge gauge : ofGpu) {
-                count += gauge == null ? 0 : 1;
-            }
-        }
-        return count;
+        return series.get();
     }
 
     static Tags tags(GpuLabels labels) {
@@ -67,7 +65,10 @@ public final class DcgmGauges implements SeriesListener {
                 GpuLabels.DEVICE, labels.device(),
                 GpuLabels.MODEL_NAME, labels.modelName(),
                 GpuLabels.HOSTNAME, labels.hostname(),
-                GpuLabels.PCI_BUS_ID, labels.pciBusId());
+                GpuLabels.HOSTNAME_LOWER, labels.hostname(),
+                GpuLabels.PCI_BUS_ID, labels.pciBusId(),
+                GpuLabels.GPU_I_PROFILE, labels.migProfile(),
+                GpuLabels.GPU_I_ID, labels.migInstanceId());
     }
 
     private static boolean isEmpty(Gauge[] ofGpu) {

@@ -2,16 +2,30 @@ package dev.gpucloud.metrics.exporter;
 
 import dev.gpucloud.metrics.config.MetricsConfig;
 import dev.gpucloud.metrics.gpu.GpuFleet;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
-/** One fleet per service, exported through the application's meter registry (scraped at /q/metrics). */
+/**
+ * One fleet per service, exported through the application's meter registry (scraped at /q/metrics),
+ * with the series cap made visible: how many GPUs and series are exported, and the cap itself.
+ */
 public class FleetProducer {
 
     @Produces
     @Singleton
     GpuFleet fleet(MeterRegistry registry, MetricsConfig config) {
-        return new GpuFleet(new DcgmGauges(registry), config.maxGpusPerHost(), config.maxGpus());
+        DcgmGauges gauges = new DcgmGauges(registry);
+        GpuFleet fleet = new GpuFleet(gauges, new TelemetryDrops(registry), config.maxGpusPerHost(), config.maxGpus());
+        Gauge.builder("gpucloud.metrics.gpus", fleet, GpuFleet::gpuCount)
+                .description("GPUs that have dcgm series now.").strongReference(true).register(registry);
+        Gauge.builder("gpucloud.metrics.gpus.limit", fleet, GpuFleet::maxGpus)
+                .description("The series cap: the most GPUs that may have series (gpucloud.metrics.max-gpus).")
+                .strongReference(true).register(registry);
+        Gauge.builder("gpucloud.metrics.gpu.series", gauges, DcgmGauges::seriesCount)
+                .description("dcgm series exported now (one per GPU and reading).").strongReference(true)
+                .register(registry);
+        return fleet;
     }
 }

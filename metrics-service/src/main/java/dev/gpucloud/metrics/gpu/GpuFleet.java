@@ -8,10 +8,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Every host's GPU series, folded from the inventory and telemetry streams. A host's series are
@@ -49,6 +51,7 @@ public final class GpuFleet {
     }
 
     private final SeriesListener listener;
+    private final DropListener drops;
     private final int maxGpusPerHost;
     private final int maxGpus;
     private final Map<String, Host> hosts = new HashMap<>();
@@ -60,11 +63,17 @@ public final class GpuFleet {
      *     which bounds the scrape whatever a producer sends
      */
     public GpuFleet(SeriesListener listener, int maxGpusPerHost, int maxGpus) {
+        this(listener, DropListener.NONE, maxGpusPerHost, maxGpus);
+    }
+
+    /** A fleet that also reports every dropped reading, GPU or sample to {@code drops}. */
+    public GpuFleet(SeriesListener listener, DropListener drops, int maxGpusPerHost, int maxGpus) {
         if (maxGpusPerHost < 1 || maxGpus < 1) {
             throw new IllegalArgumentException("limits must be at least 1: maxGpusPerHost=" + maxGpusPerHost
                     + ", maxGpus=" + maxGpus);
         }
         this.listener = listener;
+        this.drops = drops;
         this.maxGpusPerHost = maxGpusPerHost;
         this.maxGpus = maxGpus;
     }
@@ -75,12 +84,15 @@ public final class GpuFleet {
         boolean appeared = !host.described;
         host.described = true;
         Map<String, String> pciByUuid = new HashMap<>();
+        Set<String> uuids = new HashSet<>();
         for (GpuDevice device : inventory.gpus()) {
+            uuids.add(device.uuid());
             if (device.pciBusId() != null && !device.pciBusId().isBlank()) {
                 pciByUuid.put(device.uuid(), device.pciBusId());
             }
         }
         host.pciByUuid = pciByUuid;
+        host.inventoryUuids = uuids;
         // A description after a tombstone of the same key means the host is back.
         host.leftAt = null;
         host.lastHeardAt = receivedAt;
@@ -102,6 +114,7 @@ public final class GpuFleet {
         removeAllSeries(host);
         host.described = false;
         host.pciByUuid = Map.of();
+        host.inventoryUuids = Set.of();
         host.leftAt = host.leftAt == null || leftAt.isAfter(host.leftAt) ? leftAt : host.leftAt;
         host.lastHeardAt = receivedAt;
         return new Departure(known, removed);
@@ -115,13 +128,15 @@ public final class GpuFleet {
         Host host = hosts.get(sample.nodeId());
         if (host != null) {
             if (host.leftAt != null && !sample.sampledAt().isAfter(host.leftAt)) {
+                drops.dropped(DropReason.STALE_SAMPLE, DropListener.SAMPLE);
                 return SampleOutcome.BEFORE_DEPARTURE;
             }
             if (host.lastSampledAt != null && !sample.sampledAt().isAfter(host.lastSampledAt)) {
+                drops.dropped(DropReason.STALE_SAMPLE, DropListener.SAMPLE);
                 return SampleOutcome.NOT_NEWER;
             }
         }
-        check(sample);
+        check(sample, host);
         if (host == null) {
             host = new Host(sample.nodeId());
             hosts.put(sample.nodeId(), host);
@@ -130,6 +145,10 @@ public final class GpuFleet {
         boolean wasReporting = !host.gpus.isEmpty();
         long sampleNumber = ++host.samples;
         for (GpuReading reading : sample.gpus()) {
+            if (isUnknown(host, reading)) {
+                drops.dropped(DropReason.UNKNOWN_GPU, DropListener.GPU);
+                continue;
+            }
             String fallbackPci = host.pciByUuid.get(reading.uuid());
             GpuSeries gpu = gpusByUuid.get(reading.uuid());
             if (gpu != null && (!gpu.nodeId().equals(host.nodeId)
@@ -143,7 +162,7 @@ public final class GpuFleet {
                 gpusByUuid.put(reading.uuid(), gpu);
                 host.gpus.put(reading.uuid(), gpu);
             }
-            gpu.update(reading, listener);
+            gpu.update(reading, listener, drops);
             gpu.markSeen(sampleNumber);
         }
         for (Iterator<GpuSeries> it = host.gpus.values().iterator(); it.hasNext(); ) {
@@ -191,6 +210,11 @@ public final class GpuFleet {
         return host == null ? List.of() : List.copyOf(host.gpus.values());
     }
 
+    /** The most GPUs that may have series at once (the series cap). */
+    public int maxGpus() {
+        return maxGpus;
+    }
+
     /** How many GPUs have series. */
     public synchronized int gpuCount() {
         return gpusByUuid.size();
@@ -202,9 +226,15 @@ public final class GpuFleet {
         return host != null && host.described;
     }
 
-    private void check(TelemetrySample sample) {
+    /** The host's inventory is known and does not list this GPU: a made-up or misreported UUID. */
+    private static boolean isUnknown(Host host, GpuReading reading) {
+        return host.described && !host.inventoryUuids.contains(reading.uuid());
+    }
+
+    private void check(TelemetrySample sample, Host host) {
         List<GpuReading> readings = sample.gpus();
         if (readings.size() > maxGpusPerHost) {
+            drops.dropped(DropReason.GPUS_PER_HOST, DropListener.SAMPLE);
             throw new IllegalArgumentException("field 'gpus' lists " + readings.size()
                     + " GPUs, over the limit of " + maxGpusPerHost + " per host");
         }
@@ -219,11 +249,12 @@ public final class GpuFleet {
                     throw new IllegalArgumentException("field 'gpus' lists index " + reading.index() + " twice");
                 }
             }
-            if (!gpusByUuid.containsKey(reading.uuid())) {
+            if (!gpusByUuid.containsKey(reading.uuid()) && (host == null || !isUnknown(host, reading))) {
                 added++;
             }
         }
         if (added > 0 && gpusByUuid.size() + added > maxGpus) {
+            drops.dropped(DropReason.SERIES_CAP, DropListener.SAMPLE);
             throw new IllegalArgumentException("field 'gpus' adds " + added + " GPUs to the " + gpusByUuid.size()
                     + " already exported, over the limit of " + maxGpus);
         }
@@ -251,6 +282,7 @@ public final class GpuFleet {
         final String nodeId;
         final Map<String, GpuSeries> gpus = new HashMap<>();
         Map<String, String> pciByUuid = Map.of();
+        Set<String> inventoryUuids = Set.of();
         boolean described;
         Instant leftAt;
         Instant lastSampledAt;

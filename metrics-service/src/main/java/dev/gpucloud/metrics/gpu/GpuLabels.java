@@ -8,14 +8,21 @@ import java.util.Objects;
  * its UUID; when any other label changes (the host was renamed, the GPU moved), its series are
  * replaced, because a label set is a series' identity in Prometheus.
  */
-public record GpuLabels(String gpu, String uuid, String device, String modelName, String hostname, String pciBusId) {
+public record GpuLabels(String gpu, String uuid, String device, String modelName, String hostname, String pciBusId,
+                        String migProfile, String migInstanceId) {
 
     public static final String GPU = "gpu";
     public static final String UUID = "UUID";
     public static final String DEVICE = "device";
     public static final String MODEL_NAME = "modelName";
     public static final String HOSTNAME = "Hostname";
+    /** The same host name under the lower-case label that newer dcgm-exporter versions also write. */
+    public static final String HOSTNAME_LOWER = "hostname";
     public static final String PCI_BUS_ID = "pci_bus_id";
+    /** The MIG profile of a MIG instance's series ("1g.10gb"); empty on a whole GPU's. */
+    public static final String GPU_I_PROFILE = "GPU_I_PROFILE";
+    /** The MIG GPU instance id of a MIG instance's series; empty on a whole GPU's. */
+    public static final String GPU_I_ID = "GPU_I_ID";
 
     /** Label values are never null: an unknown one is the empty string, which Prometheus treats as absent. */
     public GpuLabels {
@@ -25,6 +32,23 @@ public record GpuLabels(String gpu, String uuid, String device, String modelName
         Objects.requireNonNull(modelName, "modelName");
         Objects.requireNonNull(hostname, "hostname");
         pciBusId = pciBusId == null ? "" : pciBusId;
+        migProfile = migProfile == null ? "" : migProfile;
+        migInstanceId = migInstanceId == null ? "" : migInstanceId;
+    }
+
+    /** A whole GPU's labels (no MIG instance). */
+    public GpuLabels(String gpu, String uuid, String device, String modelName, String hostname, String pciBusId) {
+        this(gpu, uuid, device, modelName, hostname, pciBusId, "", "");
+    }
+
+    /** The labels of one MIG instance of this GPU: the GPU's, plus its profile and instance id (dcgm-exporter's way). */
+    public GpuLabels forMigInstance(String profile, int gpuInstanceId) {
+        return new GpuLabels(gpu, uuid, device, modelName, hostname, pciBusId, profile, String.valueOf(gpuInstanceId));
+    }
+
+    /** Whether these are a MIG instance's labels. */
+    public boolean isMigInstance() {
+        return !migInstanceId.isEmpty();
     }
 
     /** The labels of a reading from a host, with a PCI bus id from elsewhere when the reading lacks one. */

@@ -1,6 +1,10 @@
 package dev.gpucloud.metrics.gpu;
 
 import dev.gpucloud.contracts.events.GpuReading;
+import dev.gpucloud.contracts.events.MigReading;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -18,6 +22,10 @@ public final class GpuSeries {
     private long present;
     /** The host's sample number in which this GPU was last reported. Guarded by the fleet's lock. */
     private long seenInSample;
+    /** The GPU's MIG instances that have series, by GPU instance id. Guarded by the fleet's lock. */
+    private final Map<Integer, GpuSeries> migInstances = new HashMap<>(0);
+    /** Counts updates, so a MIG instance missing from the latest reading is found. */
+    private long updates;
 
     GpuSeries(String nodeId, int index, GpuLabels labels) {
         this.nodeId = nodeId;
@@ -56,10 +64,52 @@ public final class GpuSeries {
                 && labels.pciBusId().equals(GpuLabels.pciBusId(reading, fallbackPciBusId));
     }
 
-    /** Stores a reading's values and tells the listener which series appeared or disappeared. */
-    void update(GpuReading reading, SeriesListener listener) {
+    /** The series of this GPU's MIG instance, if it has any. */
+    public java.util.Optional<GpuSeries> migInstance(int gpuInstanceId) {
+        return java.util.Optional.ofNullable(migInstances.get(gpuInstanceId));
+    }
+
+    /**
+     * Stores a reading's values, and its MIG instances' (each a child with the GPU's labels plus
+     * GPU_I_PROFILE and GPU_I_ID), and tells the listener which series appeared or disappeared.
+     */
+    void update(GpuReading reading, SeriesListener listener, DropListener drops) {
+        store(reading, null, listener, drops);
+        if (reading.migInstances().isEmpty() && migInstances.isEmpty()) {
+            return;
+        }
+        long stamp = ++updates;
+        for (MigReading mig : reading.migInstances()) {
+            GpuSeries instance = migInstances.get(mig.gpuInstanceId());
+            if (instance != null && !instance.labels.migProfile().equals(mig.profile())) {
+                // Repartitioned: the same instance id now has another profile, so another identity.
+                instance.removeAll(listener);
+                instance = null;
+            }
+            if (instance == null) {
+                instance = new GpuSeries(nodeId, index, labels.forMigInstance(mig.profile(), mig.gpuInstanceId()));
+                migInstances.put(mig.gpuInstanceId(), instance);
+            }
+            instance.store(null, mig, listener, drops);
+            instance.updates = stamp;
+        }
+        for (Iterator<GpuSeries> it = migInstances.values().iterator(); it.hasNext(); ) {
+            GpuSeries instance = it.next();
+            if (instance.updates != stamp) {
+                instance.removeAll(listener);
+                it.remove();
+            }
+        }
+    }
+
+    private void store(GpuReading reading, MigReading mig, SeriesListener listener, DropListener drops) {
         for (GpuField field : GpuField.all()) {
-            double value = field.read(reading);
+            double value = reading != null ? field.read(reading) : field.read(mig);
+            if (!GpuField.isAbsent(value) && !field.isPlausible(value)) {
+                // A broken reading is no reading: the series goes rather than show an absurd value.
+                drops.dropped(DropReason.IMPLAUSIBLE_VALUE, field.metricName());
+                value = GpuField.ABSENT;
+            }
             // A new series is registered after its value is stored (the registration publishes it),
             // so its first scrape never reads NaN.
             values.lazySet(field.ordinal(), Double.doubleToRawLongBits(value));
@@ -74,8 +124,12 @@ public final class GpuSeries {
         }
     }
 
-    /** Removes every series of this GPU. */
+    /** Removes every series of this GPU and of its MIG instances. */
     void removeAll(SeriesListener listener) {
+        for (GpuSeries instance : migInstances.values()) {
+            instance.removeAll(listener);
+        }
+        migInstances.clear();
         for (GpuField field : GpuField.all()) {
             if (has(field)) {
                 present &= ~bit(field);

@@ -6,6 +6,7 @@ import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.metrics.gpu.GpuFleet;
+import dev.gpucloud.metrics.platform.PlatformState;
 import io.smallrye.common.annotation.NonBlocking;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
@@ -24,9 +25,11 @@ public class InventoryConsumer {
     private static final Logger LOG = Logger.getLogger(InventoryConsumer.class);
 
     private final GpuFleet fleet;
+    private final PlatformState platform;
 
-    public InventoryConsumer(GpuFleet fleet) {
+    public InventoryConsumer(GpuFleet fleet, PlatformState platform) {
         this.fleet = fleet;
+        this.platform = platform;
     }
 
     @Incoming("inventory-in")
@@ -35,6 +38,7 @@ public class InventoryConsumer {
         Envelope<HostInventory> envelope = EventRecords.decode(Topics.GPU_INVENTORY, record);
         if (envelope.isTombstone()) {
             GpuFleet.Departure departure = fleet.leave(envelope.key(), envelope.event().time(), Instant.now());
+            platform.leave(envelope.key());
             if (departure.wasKnown()) {
                 LOG.infof("host %s left: removed the series of its %d GPUs", envelope.key(), departure.gpusRemoved());
             } else {
@@ -47,6 +51,7 @@ public class InventoryConsumer {
             throw new MalformedEventException(Topics.GPU_INVENTORY.name() + ": key '" + envelope.key()
                     + "' differs from field 'nodeId' '" + inventory.nodeId() + "'");
         }
+        platform.describe(inventory);
         if (fleet.describe(inventory, Instant.now()) == GpuFleet.HostChange.APPEARED) {
             LOG.infof("host %s appeared: %s, %s in %s, %d GPUs", inventory.nodeId(), inventory.hostname(),
                     inventory.instanceType(), inventory.zone(), inventory.gpus().size());

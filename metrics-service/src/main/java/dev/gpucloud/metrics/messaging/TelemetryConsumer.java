@@ -6,6 +6,7 @@ import dev.gpucloud.contracts.events.TelemetrySample;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.metrics.gpu.GpuFleet;
+import dev.gpucloud.metrics.platform.PlatformState;
 import io.smallrye.common.annotation.NonBlocking;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
@@ -24,9 +25,11 @@ public class TelemetryConsumer {
     private static final Logger LOG = Logger.getLogger(TelemetryConsumer.class);
 
     private final GpuFleet fleet;
+    private final PlatformState platform;
 
-    public TelemetryConsumer(GpuFleet fleet) {
+    public TelemetryConsumer(GpuFleet fleet, PlatformState platform) {
         this.fleet = fleet;
+        this.platform = platform;
     }
 
     /** Runs on the consumer's event loop: a sample takes microseconds, so a worker-thread hop would cost more. */
@@ -47,6 +50,10 @@ public class TelemetryConsumer {
             outcome = fleet.apply(sample, Instant.now());
         } catch (IllegalArgumentException e) {
             throw new MalformedEventException(Topics.GPU_TELEMETRY.name() + ": " + e.getMessage(), e);
+        }
+        if (outcome == GpuFleet.SampleOutcome.APPLIED || outcome == GpuFleet.SampleOutcome.HOST_STARTED_REPORTING) {
+            // Idle and memory-pressure advice for the allocations on this host.
+            platform.observe(sample);
         }
         switch (outcome) {
             case HOST_STARTED_REPORTING -> LOG.infof("host %s (%s) reports telemetry for %d GPUs",

@@ -3,6 +3,7 @@ package dev.gpucloud.metrics.exporter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucloud.contracts.events.GpuReading;
+import dev.gpucloud.contracts.events.MigReading;
 import dev.gpucloud.contracts.events.TelemetrySample;
 import dev.gpucloud.metrics.gpu.GpuFleet;
 import io.micrometer.prometheus.PrometheusConfig;
@@ -33,8 +34,10 @@ class DcgmGaugesTest {
         fleet.apply(new TelemetrySample("node-1", "a100-1", Instant.parse("2025-01-01T00:00:00Z"),
                 List.of(reading(87.0, 41))), Instant.now());
 
-        String labels = "{Hostname=\"a100-1\",UUID=\"GPU-5fb4b8a6-1f3c-4f1e-9d1c-3a2b1c0d9e8f\",device=\"nvidia0\","
-                + "gpu=\"0\",modelName=\"A100-SXM4-40GB\",pci_bus_id=\"00000000:10:1C.0\",}";
+        String labels = "{GPU_I_ID=\"\",GPU_I_PROFILE=\"\",Hostname=\"a100-1\","
+                + "UUID=\"GPU-5fb4b8a6-1f3c-4f1e-9d1c-3a2b1c0d9e8f\",device=\"nvidia0\","
+                + "gpu=\"0\",hostname=\"a100-1\",modelName=\"A100-SXM4-40GB\","
+                + "pci_bus_id=\"00000000:10:1C.0\",}";
         assertThat(registry.scrape().lines()).contains(
                 "# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).",
                 "# TYPE DCGM_FI_DEV_GPU_UTIL gauge",
@@ -70,5 +73,25 @@ class DcgmGaugesTest {
 
         assertThat(registry.scrape()).doesNotContain("DCGM_");
         assertThat(gauges.seriesCount()).isZero();
+    }
+
+    @Test
+    void a_mig_instance_has_its_own_series_labelled_with_its_profile_and_instance_id() {
+        GpuReading mig = new GpuReading(0, "GPU-h100", "H100-SXM5-80GB", "00000000:1B:00.0", 40.0, null, 30_000,
+                51_920, null, null, null, null, null, null, null, null, null, null, 0.6, null, null,
+                List.of(new MigReading(1, "1g.10gb", "MIG-aaaa", 4_000, 0.25),
+                        new MigReading(2, "3g.40gb", "MIG-bbbb", 20_000, null)));
+        fleet.apply(new TelemetrySample("node-2", "h100-1", Instant.parse("2025-01-01T00:00:00Z"), List.of(mig)),
+                Instant.now());
+
+        String gpu = "Hostname=\"h100-1\",UUID=\"GPU-h100\",device=\"nvidia0\",gpu=\"0\",hostname=\"h100-1\","
+                + "modelName=\"H100-SXM5-80GB\",pci_bus_id=\"00000000:1B:00.0\",}";
+        assertThat(registry.scrape().lines()).contains(
+                "DCGM_FI_DEV_FB_USED{GPU_I_ID=\"\",GPU_I_PROFILE=\"\"," + gpu + " 30000.0",
+                "DCGM_FI_DEV_FB_USED{GPU_I_ID=\"1\",GPU_I_PROFILE=\"1g.10gb\"," + gpu + " 4000.0",
+                "DCGM_FI_PROF_GR_ENGINE_ACTIVE{GPU_I_ID=\"1\",GPU_I_PROFILE=\"1g.10gb\"," + gpu + " 0.25",
+                "DCGM_FI_DEV_FB_USED{GPU_I_ID=\"2\",GPU_I_PROFILE=\"3g.40gb\"," + gpu + " 20000.0");
+        // A MIG instance has only the framebuffer and the graphics engine, as in dcgm-exporter.
+        assertThat(registry.scrape().lines().filter(l -> l.contains("GPU_I_ID=\"2\""))).hasSize(1);
     }
 }

@@ -28,7 +28,7 @@ final class Fixtures {
     static GpuReading mkReading(String host, int index, double util) {
         return new GpuReading(index, uuid(host, index), "A100-SXM4-40GB", "00000000:0" + index + ":00.0",
                 util, 12.5, 1024, 39_936, 250.5, 9_000_000L, 55, 60, 1410, 1215,
-                0L, 0L, null, 0L, 0.5, 0.25, 0.125, List.of());
+                0L, 0L, 0, 0L, 0.5, 0.25, 0.125, List.of());
     }
 
     /** A reading where the backend could take only what GpuReading requires. */
@@ -88,7 +88,8 @@ final class Fixtures {
         }
 
         static String key(GpuSeries gpu, GpuField field) {
-            return field.metricName() + "{" + gpu.labels().uuid() + "}";
+            String mig = gpu.labels().isMigInstance() ? "/" + gpu.labels().migInstanceId() : "";
+            return field.metricName() + "{" + gpu.labels().uuid() + mig + "}";
         }
     }
 }

@@ -204,6 +204,139 @@ class GpuFleetTest {
         }
     }
 
+    /** MIG instances: a child series set per instance, gone when the instance or its GPU goes. */
+    @Nested
+    class MigInstances {
+
+        private dev.gpucloud.contracts.events.GpuReading withMig(String host, dev.gpucloud.contracts.events.MigReading... migs) {
+            return new dev.gpucloud.contracts.events.GpuReading(0, uuid(host, 0), "H100-SXM5-80GB", null, 10.0, null,
+                    1024, 39_936, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                    List.of(migs));
+        }
+
+        private dev.gpucloud.contracts.events.MigReading mig(int id, String profile, long usedMib) {
+            return new dev.gpucloud.contracts.events.MigReading(id, profile, "MIG-" + id, usedMib, 0.5);
+        }
+
+        @Test
+        void each_instance_gets_the_framebuffer_and_engine_series() {
+            fleet.apply(mkSample("h1", at(1), withMig("h1", mig(1, "1g.10gb", 100), mig(2, "1g.10gb", 200))), at(1));
+
+            // 3 whole-GPU series (util, used, free) plus 2 per instance.
+            assertThat(series.added).isEqualTo(3 + 2 * 2);
+            GpuSeries gpu = fleet.gpu(uuid("h1", 0)).orElseThrow();
+            assertThat(gpu.migInstance(2).orElseThrow().value(GpuField.FB_USED)).isEqualTo(200.0);
+            assertThat(gpu.migInstance(2).orElseThrow().labels().migProfile()).isEqualTo("1g.10gb");
+            assertThat(gpu.migInstance(2).orElseThrow().labels().uuid()).isEqualTo(uuid("h1", 0));
+        }
+
+        @Test
+        void an_instance_missing_from_a_newer_sample_or_repartitioned_loses_its_series() {
+            fleet.apply(mkSample("h1", at(1), withMig("h1", mig(1, "1g.10gb", 100), mig(2, "1g.10gb", 200))), at(1));
+            fleet.apply(mkSample("h1", at(2), withMig("h1", mig(1, "3g.40gb", 100))), at(2));
+
+            GpuSeries gpu = fleet.gpu(uuid("h1", 0)).orElseThrow();
+            assertThat(gpu.migInstance(2)).isEmpty();
+            assertThat(gpu.migInstance(1).orElseThrow().labels().migProfile()).isEqualTo("3g.40gb");
+            assertThat(series.added - series.removed).isEqualTo(3 + 2);
+        }
+
+        @Test
+        void a_departing_host_takes_its_instances_series_with_it() {
+            fleet.apply(mkSample("h1", at(1), withMig("h1", mig(1, "1g.10gb", 100))), at(1));
+            fleet.leave("h1", at(2), at(2));
+
+            assertThat(series.series).isEmpty();
+        }
+    }
+
+    /** Bad values and made-up GPUs: dropped, and every drop counted with its reason. */
+    @Nested
+    class ImplausibleTelemetry {
+
+        private final List<String> drops = new java.util.ArrayList<>();
+        private final GpuFleet counted = new GpuFleet(series, (reason, what) -> drops.add(reason.label() + ":" + what),
+                8, 20);
+
+        private static dev.gpucloud.contracts.events.GpuReading hostile(String host, int index, double power,
+                Integer temperature, Double tensor) {
+            return new dev.gpucloud.contracts.events.GpuReading(index, uuid(host, index), "A100-SXM4-40GB", null,
+                    50.0, null, 1024, 39_936, power, null, temperature, null, null, null,
+                    null, null, null, null, null, tensor, null, List.of());
+        }
+
+        @Test
+        void negative_infinite_or_absurd_readings_get_no_series_and_are_counted() {
+            counted.apply(mkSample("h1", at(1), hostile("h1", 0, -20.0, 4_000, 1.5)), at(1));
+            counted.apply(mkSample("h2", at(1), hostile("h2", 0, Double.POSITIVE_INFINITY, -3, Double.NaN)), at(1));
+
+            assertThat(series.series).doesNotContain("DCGM_FI_DEV_POWER_USAGE{GPU-h1-0}",
+                    "DCGM_FI_DEV_GPU_TEMP{GPU-h1-0}", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{GPU-h1-0}",
+                    "DCGM_FI_DEV_POWER_USAGE{GPU-h2-0}", "DCGM_FI_DEV_GPU_TEMP{GPU-h2-0}");
+            assertThat(series.series).contains("DCGM_FI_DEV_GPU_UTIL{GPU-h1-0}", "DCGM_FI_DEV_GPU_UTIL{GPU-h2-0}");
+            // NaN is "no reading" (absent), not a bad one: only the real values out of range count.
+            assertThat(drops).containsExactly(
+                    "implausible_value:DCGM_FI_DEV_POWER_USAGE", "implausible_value:DCGM_FI_DEV_GPU_TEMP",
+                    "implausible_value:DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+                    "implausible_value:DCGM_FI_DEV_POWER_USAGE", "implausible_value:DCGM_FI_DEV_GPU_TEMP");
+        }
+
+        @Test
+        void a_reading_that_turns_absurd_loses_its_series_until_it_is_plausible_again() {
+            counted.apply(mkSample("h1", at(1), hostile("h1", 0, 300.0, 60, 0.5)), at(1));
+            counted.apply(mkSample("h1", at(2), hostile("h1", 0, 300.0, 9_999, 0.5)), at(2));
+            assertThat(series.series).doesNotContain("DCGM_FI_DEV_GPU_TEMP{GPU-h1-0}");
+
+            counted.apply(mkSample("h1", at(3), hostile("h1", 0, 300.0, 61, 0.5)), at(3));
+            assertThat(series.series).contains("DCGM_FI_DEV_GPU_TEMP{GPU-h1-0}");
+            assertThat(counted.gpu(uuid("h1", 0)).orElseThrow().value(GpuField.GPU_TEMP)).isEqualTo(61.0);
+        }
+
+        @Test
+        void a_gpu_the_hosts_inventory_does_not_list_is_skipped_and_counted() {
+            counted.describe(mkInventory("h1", 2), at(0));
+            var madeUp = new dev.gpucloud.contracts.events.GpuReading(2, "GPU-made-up", "A100-SXM4-40GB", null,
+                    1.0, null, 1, 1, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+
+            counted.apply(mkSample("h1", at(1), mkReading("h1", 0, 10.0), mkReading("h1", 1, 10.0), madeUp), at(1));
+
+            assertThat(counted.gpuCount()).isEqualTo(2);
+            assertThat(counted.gpu("GPU-made-up")).isEmpty();
+            assertThat(drops).containsExactly("unknown_gpu:gpu");
+        }
+
+        @Test
+        void a_host_without_inventory_yet_is_trusted() {
+            counted.apply(mkSample("h1", at(1), 2, 10.0), at(1));
+
+            assertThat(counted.gpuCount()).isEqualTo(2);
+            assertThat(drops).isEmpty();
+        }
+
+        @Test
+        void a_flood_of_hosts_stops_at_the_series_cap_and_says_so() {
+            for (int h = 0; h < 30; h++) {
+                try {
+                    counted.apply(mkSample("flood-" + h, at(1), 1, 10.0), at(1));
+                } catch (IllegalArgumentException expected) {
+                    // dead-lettered by the consumer
+                }
+            }
+
+            assertThat(counted.gpuCount()).isEqualTo(20);
+            assertThat(drops).hasSize(10).containsOnly("series_cap:sample");
+        }
+
+        @Test
+        void stale_and_oversized_samples_are_counted() {
+            counted.apply(mkSample("h1", at(5), 1, 10.0), at(5));
+            counted.apply(mkSample("h1", at(4), 1, 10.0), at(5));
+            assertThatThrownBy(() -> counted.apply(mkSample("h2", at(1), 9, 10.0), at(1)));
+
+            assertThat(drops).containsExactly("stale_sample:sample", "gpus_per_host:sample");
+        }
+    }
+
     @Nested
     class Departures {
 

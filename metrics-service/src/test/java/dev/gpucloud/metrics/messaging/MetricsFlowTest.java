@@ -64,7 +64,9 @@ class MetricsFlowTest {
         String node = node("a100");
         kafka.send(EventRecords.record(Topics.GPU_INVENTORY, node, inventory(node), SOURCE));
 
-        String labels = "{Hostname=\"" + node + "\",UUID=\"" + gpuUuid(node, 0) + "\",device=\"nvidia0\",gpu=\"0\","
+        // A whole GPU has empty MIG labels (Prometheus drops an empty label: the same series as dcgm-exporter's).
+        String labels = "{GPU_I_ID=\"\",GPU_I_PROFILE=\"\",Hostname=\"" + node + "\",UUID=\"" + gpuUuid(node, 0)
+                + "\",device=\"nvidia0\",gpu=\"0\",hostname=\"" + node + "\","
                 + "modelName=\"A100-SXM4-40GB\",pci_bus_id=\"00000000:10:1C.0\",}";
         List<String> expected = List.of(
                 "DCGM_FI_DEV_GPU_UTIL" + labels + " 87.0",
@@ -90,9 +92,9 @@ class MetricsFlowTest {
         // Prometheus asks for OpenMetrics first: same names and labels, without the trailing comma.
         String openMetrics = given().accept("application/openmetrics-text; version=1.0.0; charset=utf-8")
                 .when().get("/q/metrics").then().statusCode(200).extract().asString();
-        assertThat(openMetrics.lines()).contains("DCGM_FI_DEV_GPU_UTIL{Hostname=\"" + node + "\",UUID=\""
-                + gpuUuid(node, 0) + "\",device=\"nvidia0\",gpu=\"0\",modelName=\"A100-SXM4-40GB\","
-                + "pci_bus_id=\"00000000:10:1C.0\"} 87.0");
+        assertThat(openMetrics.lines()).contains("DCGM_FI_DEV_GPU_UTIL{GPU_I_ID=\"\",GPU_I_PROFILE=\"\",Hostname=\"" + node
+                + "\",UUID=\"" + gpuUuid(node, 0) + "\",device=\"nvidia0\",gpu=\"0\",hostname=\"" + node
+                + "\",modelName=\"A100-SXM4-40GB\",pci_bus_id=\"00000000:10:1C.0\"} 87.0");
     }
 
     @Test
@@ -139,6 +141,50 @@ class MetricsFlowTest {
 
         String after = node("after-bad-telemetry");
         awaitSeries(after, () -> assertThat(scrape()).contains(gpuUuid(after, 0)));
+    }
+
+    @Test
+    void implausible_readings_and_unknown_gpus_are_dropped_and_counted_and_nan_is_dead_lettered() {
+        String node = node("hostile");
+        kafka.send(EventRecords.record(Topics.GPU_INVENTORY, node, inventory(node), SOURCE));
+        // GPU 0 reports a negative power draw and a 9,999 C temperature; GPU 7 is in no inventory.
+        GpuReading absurd = new GpuReading(0, gpuUuid(node, 0), "A100-SXM4-40GB", "00000000:10:1C.0",
+                50.0, null, 1_024, 39_936, -5.0, null, 9_999, null, null, null,
+                null, null, null, null, null, null, null, List.of());
+        GpuReading unknown = new GpuReading(7, "GPU-" + node + "-made-up", "A100-SXM4-40GB", null,
+                50.0, null, 1, 1, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                List.of());
+        double implausibleBefore = counter("implausible_value", "DCGM_FI_DEV_GPU_TEMP");
+        double unknownBefore = counter("unknown_gpu", "gpu");
+
+        await().atMost(PATIENCE).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            kafka.send(EventRecords.record(Topics.GPU_TELEMETRY, node,
+                    new TelemetrySample(node, node, Instant.now(), List.of(absurd, unknown)), SOURCE));
+            assertThat(scrape()).contains("DCGM_FI_DEV_GPU_UTIL{GPU_I_ID=\"\",GPU_I_PROFILE=\"\",Hostname=\"" + node);
+            assertThat(counter("implausible_value", "DCGM_FI_DEV_GPU_TEMP")).isGreaterThan(implausibleBefore);
+            assertThat(counter("implausible_value", "DCGM_FI_DEV_POWER_USAGE")).isGreaterThan(0);
+            assertThat(counter("unknown_gpu", "gpu")).isGreaterThan(unknownBefore);
+        });
+        assertThat(scrape().lines().filter(l -> l.contains(gpuUuid(node, 0))))
+                .noneMatch(l -> l.startsWith("DCGM_FI_DEV_GPU_TEMP") || l.startsWith("DCGM_FI_DEV_POWER_USAGE"));
+        assertThat(scrape()).doesNotContain("made-up");
+        assertThat(scrape()).contains("gpucloud_metrics_gpus_limit 20000.0");
+
+        // NaN is not JSON: the record is dead-lettered with the parser's reason.
+        TopicTail deadLetters = kafka.deadLetters(Topics.GPU_TELEMETRY);
+        String nan = node("t-nan");
+        String json = new String(EventCodec.encode(sample(nan, Instant.now())), java.nio.charset.StandardCharsets.UTF_8)
+                .replace("\"gpuUtilPercent\":87.0", "\"gpuUtilPercent\":NaN");
+        assertThat(json).contains("\"gpuUtilPercent\":NaN");
+        kafka.send(withValue(EventRecords.record(Topics.GPU_TELEMETRY, nan, sample(nan, Instant.now()), SOURCE), json));
+        Map<String, ConsumerRecord<String, byte[]>> dead = byKey(deadLetters, Set.of(nan));
+        assertThat(reason(dead, nan)).startsWith("gpu.telemetry: ").containsIgnoringCase("NaN");
+    }
+
+    private static double counter(String reason, String what) {
+        String prefix = "gpucloud_metrics_telemetry_dropped_total{reason=\"" + reason + "\",what=\"" + what + "\",} ";
+        return scrape().lines().filter(l -> l.startsWith(prefix))
+                .mapToDouble(l -> Double.parseDouble(l.substring(prefix.length()))).findFirst().orElse(0);
     }
 
     @Test

