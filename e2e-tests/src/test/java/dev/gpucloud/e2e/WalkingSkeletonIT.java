@@ -87,7 +87,8 @@ class WalkingSkeletonIT {
 
         String month = YearMonth.now(ZoneOffset.UTC).toString();
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-            JsonNode invoice = EventCodec.mapper().readTree(get(BILLING, "/invoices/" + tenant + "?month=" + month));
+            JsonNode invoice = EventCodec.mapper().readTree(get(BILLING, "/invoices/" + tenant + "?month=" + month,
+                    tenant));
             assertThat(invoice.get("lines")).isNotEmpty();
             JsonNode line = invoice.get("lines").get(0);
             assertThat(line.get("jobId").asText()).isEqualTo(id);
@@ -98,9 +99,17 @@ class WalkingSkeletonIT {
     }
 
     static String get(int port, String path) throws IOException, InterruptedException {
-        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-        return response.body();
+        return get(port, path, null);
+    }
+
+    /** A GET as the given tenant (billing answers a tenant only its own invoices). */
+    static String get(int port, String path, String tenant) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                .timeout(Duration.ofSeconds(10));
+        if (tenant != null) {
+            request.header("X-Gpucloud-Tenant", tenant);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
     static void gpucloud(String command) throws Exception {

@@ -40,7 +40,7 @@ public class BillingBeans {
         } else {
             try {
                 String text = Files.readString(Path.of(location), StandardCharsets.UTF_8);
-                catalog = PriceCatalog.empty(PriceCatalog.awsDefaults().defaultMicrosPerGpuHour()).withEntries(text);
+                catalog = PriceCatalog.empty().withEntries(text);
             } catch (IOException e) {
                 throw new IllegalStateException("gpucloud.billing.catalog-location: cannot read " + location, e);
             } catch (IllegalArgumentException e) {
@@ -54,11 +54,8 @@ public class BillingBeans {
                 throw new IllegalStateException("gpucloud.billing.catalog-overrides: " + e.getMessage(), e);
             }
         }
-        if (config.defaultRateMicrosPerGpuHour().isPresent()) {
-            catalog = catalog.withDefaultRate(config.defaultRateMicrosPerGpuHour().get());
-        }
-        LOG.infof("price catalog from %s: %d prices, default rate %d micro-USD per GPU-hour for unlisted models; %s",
-                location, catalog.size(), catalog.defaultMicrosPerGpuHour(), catalog);
+        LOG.infof("price catalog from %s: %d prices (usage of unlisted models is held until priced); %s",
+                location, catalog.size(), catalog);
         return catalog;
     }
 
@@ -81,7 +78,7 @@ public class BillingBeans {
         }
         try {
             List<ReservedCommitment> commitments = ReservedCommitment.parse(config.commitments().get());
-            new InvoiceCalculator(BillingPolicy.awsPerSecond(), PriceCatalog.empty(0), commitments);
+            new InvoiceCalculator(BillingPolicy.awsPerSecond(), PriceCatalog.empty(), commitments);
             LOG.infof("reserved commitments: %s", commitments);
             return commitments;
         } catch (IllegalArgumentException e) {

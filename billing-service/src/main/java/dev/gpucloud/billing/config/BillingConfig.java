@@ -28,10 +28,28 @@ public interface BillingConfig {
     Optional<String> catalogOverrides();
 
     /**
-     * Micro-USD per GPU-hour for a GPU model the catalog does not list; such lines are flagged on the
-     * invoice. Unset, the built-in catalog's default applies (its highest on-demand price).
+     * How long after a calendar month (UTC) ends its invoices stay OPEN; then they are CLOSED (frozen), and
+     * usage for that month that arrives later is an adjustment on the tenant's next open invoice.
      */
-    Optional<Long> defaultRateMicrosPerGpuHour();
+    @WithDefault("P3D")
+    Duration closeGrace();
+
+    /** How often the service looks for invoices to close. */
+    @WithDefault("PT1M")
+    Duration closeCheckInterval();
+
+    /**
+     * The longest single usage report accepted; a longer one (e.g. a year-long tick from a broken agent) is
+     * dead-lettered with the reason, replayable once checked.
+     */
+    @WithDefault("PT24H")
+    Duration maxReportLength();
+
+    /**
+     * The token an operator sends in {@code X-Gpucloud-Operator-Token} to change the price catalog (and to
+     * read any tenant's invoices). Unset, catalog updates are refused.
+     */
+    Optional<String> operatorToken();
 
     /**
      * Reserved commitments, comma-separated {@code TENANT/SKU/FIRST..LAST=HOURS@MICROS} (HOURS SKU-hours a
@@ -42,4 +60,20 @@ public interface BillingConfig {
     /** How long a failing database is retried for one usage record before that record is dead-lettered. */
     @WithDefault("PT5M")
     Duration databaseRetryWindow();
+
+    /** Cost advisor: jobs whose id matches this regular expression are spot-tolerant (checkpointed training). */
+    @WithDefault("(?i).*(train|checkpoint).*")
+    String advisorSpotEligibleJobs();
+
+    /** Cost advisor: a model's assumed SPOT price, where the catalog has none, in percent of its on-demand price. */
+    @WithDefault("30")
+    int advisorSpotPricePercent();
+
+    /** Cost advisor: a model's assumed committed price, where the catalog has no RESERVED one, in percent of on-demand. */
+    @WithDefault("60")
+    int advisorReservedPricePercent();
+
+    /** Cost advisor: how many months (the advised one included) the commitment level is chosen over. */
+    @WithDefault("12")
+    int advisorHistoryMonths();
 }

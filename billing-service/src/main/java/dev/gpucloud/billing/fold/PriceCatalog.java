@@ -21,9 +21,10 @@ import java.util.TreeSet;
 /**
  * Prices in micro-USD per GPU-hour by (GPU model, capacity type), each effective from an instant (UTC): the
  * price of a second is the entry in force at that second, so a price change applies only to usage after it.
- * A SKU costs its share of its GPU's price. A SKU the catalog cannot price exactly is still billed, never
- * silently: at the model's on-demand price when only its capacity type is missing, else at the default
- * rate, and the rate carries a flag. Immutable; the {@code with...} methods return a changed copy.
+ * A SKU costs its share of its GPU's price. A SKU the catalog cannot price exactly is never priced silently:
+ * at the model's on-demand price, flagged, when only its capacity type is missing; <em>held</em> (rate 0,
+ * flagged with the reason) when the model has no price in force at all, so it is billed once the catalog
+ * knows it, never dropped and never guessed. Immutable; the {@code with...} methods return a changed copy.
  */
 public final class PriceCatalog {
 
@@ -35,34 +36,28 @@ public final class PriceCatalog {
 
     private final Map<String, Map<CapacityType, NavigableMap<Instant, Long>>> prices;
     private final Map<String, Integer> migSlices;
-    private final long defaultMicrosPerGpuHour;
 
     private PriceCatalog(Map<String, Map<CapacityType, NavigableMap<Instant, Long>>> prices,
-            Map<String, Integer> migSlices, long defaultMicrosPerGpuHour) {
-        if (defaultMicrosPerGpuHour < 0) {
-            throw new IllegalArgumentException("default rate must be >= 0, was " + defaultMicrosPerGpuHour);
-        }
+            Map<String, Integer> migSlices) {
         this.prices = prices;
         this.migSlices = migSlices;
-        this.defaultMicrosPerGpuHour = defaultMicrosPerGpuHour;
     }
 
-    /** A catalog that prices nothing: every SKU bills at {@code defaultMicrosPerGpuHour}, flagged. */
-    public static PriceCatalog empty(long defaultMicrosPerGpuHour) {
-        return new PriceCatalog(Map.of(), Map.of(), defaultMicrosPerGpuHour);
+    /** A catalog that prices nothing: every SKU is held until a price arrives. */
+    public static PriceCatalog empty() {
+        return new PriceCatalog(Map.of(), Map.of());
     }
 
     /**
      * AWS EC2 us-east-1 Linux prices per GPU-hour (sources and dates in docs/billing.md), all effective from
      * {@link #UNDATED_EFFECTIVE_FROM}: p4d.24xlarge $21.96/h for 8 A100-40GB and p5.48xlarge $55.04/h for
      * 8 H100-80GB, both after the June 2025 price cut; g5.xlarge $1.006/h for one A10G; p3.2xlarge for one
-     * V100 at $3.06/h on demand, $1.84/h reserved (1 year) and $0.93/h spot. The default rate, for GPU models
-     * not listed, is the highest listed on-demand price, so an unknown SKU is never billed below a known one.
+     * V100 at $3.06/h on demand, $1.84/h reserved (1 year) and $0.93/h spot.
      */
     public static PriceCatalog awsDefaults() {
         long a100 = MicroUsd.fromUsd("21.96") / 8;
         long h100 = MicroUsd.fromUsd("55.04") / 8;
-        return empty(h100)
+        return empty()
                 .withPrice(GpuModels.A100_SXM4_40GB, CapacityType.ON_DEMAND, a100)
                 .withMigSlices(GpuModels.A100_SXM4_40GB, DEFAULT_MIG_SLICES)
                 .withPrice(GpuModels.H100_SXM5_80GB, CapacityType.ON_DEMAND, h100)
@@ -105,7 +100,7 @@ public final class PriceCatalog {
         history.put(effectiveFrom, microsPerGpuHour);
         byType.put(capacityType, Collections.unmodifiableNavigableMap(history));
         copy.put(gpuModel, Collections.unmodifiableMap(byType));
-        return new PriceCatalog(Collections.unmodifiableMap(copy), migSlices, defaultMicrosPerGpuHour);
+        return new PriceCatalog(Collections.unmodifiableMap(copy), migSlices);
     }
 
     /** This catalog with the number of MIG compute slices of a GPU model set; 0 means the model has no MIG. */
@@ -116,11 +111,7 @@ public final class PriceCatalog {
         }
         Map<String, Integer> copy = new TreeMap<>(migSlices);
         copy.put(gpuModel, slices);
-        return new PriceCatalog(prices, Map.copyOf(copy), defaultMicrosPerGpuHour);
-    }
-
-    public PriceCatalog withDefaultRate(long microsPerGpuHour) {
-        return new PriceCatalog(prices, migSlices, microsPerGpuHour);
+        return new PriceCatalog(prices, Map.copyOf(copy));
     }
 
     /**
@@ -199,30 +190,28 @@ public final class PriceCatalog {
         return rate(sku, capacityType, Instant.MAX);
     }
 
-    /** The price of one SKU-hour of {@code sku} bought as {@code capacityType} at {@code at}; flagged where not exact. */
+    /**
+     * The price of one SKU-hour of {@code sku} bought as {@code capacityType} at {@code at}; flagged where not
+     * exact, {@linkplain SkuRate#isHeld() held} where the model has no price in force at {@code at}.
+     */
     public SkuRate rate(Sku sku, CapacityType capacityType, Instant at) {
         List<String> flags = new ArrayList<>();
         Map<CapacityType, NavigableMap<Instant, Long>> byType = prices.get(sku.gpuModel());
         long gpuHour;
         if (byType == null) {
-            gpuHour = defaultMicrosPerGpuHour;
-            flags.add("GPU model '" + sku.gpuModel() + "' is not in the price catalog: billed at the default rate");
+            return SkuRate.held("GPU model '" + sku.gpuModel() + "' is not in the price catalog");
+        }
+        Long exact = inForce(byType.get(capacityType), at);
+        Long onDemand = inForce(byType.get(CapacityType.ON_DEMAND), at);
+        if (exact != null) {
+            gpuHour = exact;
+        } else if (onDemand != null) {
+            gpuHour = onDemand;
+            flags.add("no " + capacityType + " price for " + sku.gpuModel()
+                    + (byType.containsKey(capacityType) ? " in force yet" : "") + ": billed at its ON_DEMAND rate");
         } else {
-            Long exact = inForce(byType.get(capacityType), at);
-            Long onDemand = inForce(byType.get(CapacityType.ON_DEMAND), at);
-            String notYet = byType.containsKey(capacityType) || byType.containsKey(CapacityType.ON_DEMAND)
-                    ? " in force yet" : "";
-            if (exact != null) {
-                gpuHour = exact;
-            } else if (onDemand != null) {
-                gpuHour = onDemand;
-                flags.add("no " + capacityType + " price for " + sku.gpuModel()
-                        + (byType.containsKey(capacityType) ? " in force yet" : "") + ": billed at its ON_DEMAND rate");
-            } else {
-                gpuHour = defaultMicrosPerGpuHour;
-                flags.add("no " + capacityType + " or ON_DEMAND price for " + sku.gpuModel() + notYet
-                        + ": billed at the default rate");
-            }
+            return SkuRate.held("no " + capacityType + " or ON_DEMAND price for " + sku.gpuModel() + " in force at "
+                    + at);
         }
         int slices = migSlices.getOrDefault(sku.gpuModel(), DEFAULT_MIG_SLICES);
         Optional<SkuShare> share = SkuShare.of(sku, slices);
@@ -273,8 +262,22 @@ public final class PriceCatalog {
         return prices.values().stream().flatMap(byType -> byType.values().stream()).mapToInt(Map::size).sum();
     }
 
-    public long defaultMicrosPerGpuHour() {
-        return defaultMicrosPerGpuHour;
+    /** Whether the catalog lists any price, of any capacity type and date, for {@code gpuModel}. */
+    public boolean knowsModel(String gpuModel) {
+        return prices.containsKey(gpuModel);
+    }
+
+    /** Every price entry, as {@code MODEL/CAPACITY@INSTANT=MICROS} records, by model, capacity type and date. */
+    public List<PriceEntry> entries() {
+        List<PriceEntry> entries = new ArrayList<>();
+        prices.forEach((model, byType) -> byType.forEach((type, history) -> history.forEach(
+                (from, micros) -> entries.add(new PriceEntry(model, type, from, micros)))));
+        return List.copyOf(entries);
+    }
+
+    /** The MIG slice counts set, by model. */
+    public Map<String, Integer> migSlices() {
+        return migSlices;
     }
 
     private static Long inForce(NavigableMap<Instant, Long> history, Instant at) {
@@ -293,6 +296,6 @@ public final class PriceCatalog {
 
     @Override
     public String toString() {
-        return "PriceCatalog" + new TreeMap<>(prices) + " default " + defaultMicrosPerGpuHour;
+        return "PriceCatalog" + new TreeMap<>(prices);
     }
 }

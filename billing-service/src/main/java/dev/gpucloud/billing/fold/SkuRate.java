@@ -23,6 +23,21 @@ public record SkuRate(long microsPerHour, String flag) {
         return new SkuRate(microsPerHour, why);
     }
 
+    /** Prefix of the flag of a held rate. */
+    public static final String HELD = "held: ";
+
+    /**
+     * No price is known: the usage is shown at rate 0 with the reason, and billed once the catalog prices
+     * it (see docs/billing.md), never dropped and never priced from a guess.
+     */
+    public static SkuRate held(String why) {
+        return new SkuRate(0, HELD + why + "; billed once the catalog prices it");
+    }
+
+    public boolean isHeld() {
+        return flag != null && flag.startsWith(HELD);
+    }
+
     public boolean isFlagged() {
         return flag != null;
     }

@@ -19,6 +19,11 @@ import io.vertx.pgclient.PgException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import io.smallrye.mutiny.Multi;
+import dev.gpucloud.billing.repository.UsageBatch;
+import java.util.ArrayList;
+import java.util.List;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.Logger;
 
@@ -38,35 +43,92 @@ public class UsageConsumer {
     private final PriceCatalog catalog;
     private final BillingConfig config;
     private final MeterRegistry registry;
+    private final DeadLetters deadLetters;
 
-    public UsageConsumer(UsageLedger ledger, PriceCatalog catalog, BillingConfig config, MeterRegistry registry) {
+    public UsageConsumer(UsageLedger ledger, PriceCatalog catalog, BillingConfig config, MeterRegistry registry,
+            DeadLetters deadLetters) {
         this.ledger = ledger;
         this.catalog = catalog;
         this.config = config;
         this.registry = registry;
+        this.deadLetters = deadLetters;
     }
 
+    /**
+     * Folds one poll's batch of records: the decodable ones in one database transaction (see
+     * {@link UsageLedger#applyBatch}), the rest, and any the ledger refuses, to the dead-letter topic with the
+     * reason. The returned Uni completes only after the transaction committed and the dead letters were
+     * acknowledged; SmallRye commits the batch's offsets after that.
+     */
     @Incoming("usage-in")
-    public Uni<Void> consume(ConsumerRecord<String, byte[]> record) {
-        RecordOrigin origin = new RecordOrigin(record.topic(), record.partition(), record.offset());
-        Envelope<UsageEvent> envelope;
-        try {
-            envelope = decode(record);
-        } catch (MalformedEventException e) {
-            deadLetter(origin, e);
-            return Uni.createFrom().failure(e);
+    public Uni<Void> consume(ConsumerRecords<String, byte[]> records) {
+        List<UsageBatch.Item> items = new ArrayList<>(records.count());
+        List<DeadLetter> dead = new ArrayList<>();
+        for (ConsumerRecord<String, byte[]> record : records) {
+            RecordOrigin origin = new RecordOrigin(record.topic(), record.partition(), record.offset());
+            try {
+                Envelope<UsageEvent> envelope = decode(record);
+                requireReportLength(envelope.payload(), config.maxReportLength());
+                items.add(new UsageBatch.Item(envelope, origin));
+            } catch (MalformedEventException e) {
+                dead.add(new DeadLetter(record, e.getMessage()));
+            }
         }
-        UsageEvent usage = envelope.payload();
-        return ledger.apply(envelope, origin)
-                .onFailure(UsageConsumer::isTransient).invoke(e -> LOG.warnf(
-                        "database failed applying event %s of %s (%s), retrying: %s",
-                        envelope.event().id(), usage.allocationId(), where(origin), e.toString()))
+        long started = System.nanoTime();
+        registry.summary("gpucloud.billing.fold.batch.size").record(records.count());
+        return withRetries(ledger.applyBatch(items), "a batch of " + items.size() + " usage events")
+                .invoke(() -> registry.timer("gpucloud.billing.fold.batch.transaction")
+                        .record(System.nanoTime() - started, java.util.concurrent.TimeUnit.NANOSECONDS))
+                .onFailure(e -> !isTransient(e)).recoverWithUni(e -> {
+                    LOG.warnf("a batch of %d usage events failed (%s): applying them one by one to find the bad one",
+                            items.size(), e.toString());
+                    return oneByOne(items);
+                })
+                .flatMap(batch -> {
+                    report(batch);
+                    for (UsageBatch.Refused refused : batch.refused()) {
+                        dead.add(new DeadLetter(find(records, refused.item().origin()), refused.reason()));
+                    }
+                    // in the order they were consumed, as a record-by-record consumer would have dead-lettered them
+                    dead.sort(java.util.Comparator.comparing((DeadLetter d) -> d.record().topic())
+                            .thenComparingInt(d -> d.record().partition())
+                            .thenComparingLong(d -> d.record().offset()));
+                    return deadLetters.send(dead);
+                });
+    }
+
+    /** The batch applied event by event, each in its own transaction; an event the database refuses is refused alone. */
+    private Uni<UsageBatch> oneByOne(List<UsageBatch.Item> items) {
+        return Multi.createFrom().iterable(items)
+                .onItem().transformToUniAndConcatenate(item -> withRetries(ledger.apply(item.envelope(), item.origin()),
+                        "event " + item.envelope().event().id())
+                        .map(usage -> (Object) new UsageBatch.Applied(item, usage))
+                        .onFailure(e -> !isTransient(e)).recoverWithItem(e -> new UsageBatch.Refused(item,
+                                e.getMessage() == null ? e.toString() : e.getMessage())))
+                .collect().asList()
+                .map(results -> new UsageBatch(
+                        results.stream().filter(UsageBatch.Applied.class::isInstance).map(UsageBatch.Applied.class::cast)
+                                .toList(),
+                        results.stream().filter(UsageBatch.Refused.class::isInstance).map(UsageBatch.Refused.class::cast)
+                                .toList()));
+    }
+
+    private <T> Uni<T> withRetries(Uni<T> work, String what) {
+        return work.onFailure(UsageConsumer::isTransient).invoke(e -> LOG.warnf("database failed applying %s, retrying: %s",
+                        what, e.toString()))
                 .onFailure(UsageConsumer::isTransient).retry()
                 .withBackOff(Duration.ofMillis(200), Duration.ofSeconds(10))
-                .expireIn(config.databaseRetryWindow().toMillis())
-                .onItem().invoke(applied -> report(envelope, applied))
-                .onFailure().invoke(e -> deadLetter(origin, e))
-                .replaceWithVoid();
+                .expireIn(config.databaseRetryWindow().toMillis());
+    }
+
+    private static ConsumerRecord<String, byte[]> find(ConsumerRecords<String, byte[]> records, RecordOrigin origin) {
+        for (ConsumerRecord<String, byte[]> record : records) {
+            if (record.partition() == origin.partition() && record.offset() == origin.offset()
+                    && record.topic().equals(origin.topic())) {
+                return record;
+            }
+        }
+        throw new IllegalStateException("record " + where(origin) + " is not in its batch");
     }
 
     /**
@@ -91,37 +153,70 @@ public class UsageConsumer {
         return envelope;
     }
 
+    /**
+     * A single report longer than {@code max} (an agent that reports a year in one tick) is refused rather
+     * than billed: it is far more likely a broken clock than a year of usage. The record keeps its reason in
+     * the DLQ and can be replayed once checked (with a larger limit if it was real).
+     */
+    static void requireReportLength(UsageEvent usage, Duration max) {
+        Duration length = Duration.between(usage.from(), usage.to());
+        if (length.compareTo(max) > 0) {
+            throw new MalformedEventException(Topics.USAGE_EVENTS.name() + ": usage interval [" + usage.from() + ", "
+                    + usage.to() + ") of " + usage.allocationId() + " is " + length + " long, over "
+                    + "gpucloud.billing.max-report-length (" + max + ")");
+        }
+    }
+
+    private void report(UsageBatch batch) {
+        int applied = 0;
+        int repeats = 0;
+        for (UsageBatch.Applied item : batch.applied()) {
+            report(item.item().envelope(), item.usage());
+            if (item.usage().repeat()) {
+                repeats++;
+            } else {
+                applied++;
+            }
+        }
+        for (UsageBatch.Refused refused : batch.refused()) {
+            LOG.warnf("refused %s: %s", where(refused.item().origin()), refused.reason());
+        }
+        LOG.debugf("folded a batch: %d usage events applied, %d repeats ignored, %d refused", applied, repeats,
+                batch.refused().size());
+    }
+
     private void report(Envelope<UsageEvent> envelope, AppliedUsage applied) {
         UsageEvent usage = envelope.payload();
         if (applied.repeat()) {
             count("repeat");
-            LOG.infof("ignored repeat of event %s: %s of job %s for tenant %s was already billed for it",
+            LOG.debugf("ignored repeat of event %s: %s of job %s for tenant %s was already billed for it",
                     envelope.event().id(), usage.allocationId(), usage.jobId(), usage.tenant());
             return;
         }
         count("applied");
         if (applied.added().isZero()) {
-            LOG.infof("%s of job %s for tenant %s already had [%s, %s): nothing added, %s in all (event %s)",
+            LOG.debugf("%s of job %s for tenant %s already had [%s, %s): nothing added, %s in all (event %s)",
                     usage.allocationId(), usage.jobId(), usage.tenant(), usage.from(), usage.to(),
                     seconds(applied.allocation().usage().total()), envelope.event().id());
             return;
         }
-        LOG.infof("billed %s of job %s for tenant %s: +%s of %s x%d %s in [%s, %s), %s in all (event %s)",
-                usage.allocationId(), usage.jobId(), usage.tenant(), seconds(applied.added()), usage.sku().code(),
-                usage.units(), usage.capacityType(), usage.from(), usage.to(),
-                seconds(applied.allocation().usage().total()), envelope.event().id());
+        if (LOG.isDebugEnabled()) {
+            LOG.debugf("billed %s of job %s for tenant %s: +%s of %s x%d %s in [%s, %s), %s in all (event %s)",
+                    usage.allocationId(), usage.jobId(), usage.tenant(), seconds(applied.added()), usage.sku().code(),
+                    usage.units(), usage.capacityType(), usage.from(), usage.to(),
+                    seconds(applied.allocation().usage().total()), envelope.event().id());
+        }
         SkuRate rate = catalog.rate(usage.sku(), usage.capacityType(), usage.from());
-        if (rate.isFlagged()) {
+        if (rate.isHeld()) {
+            count("held");
+            LOG.warnf("%s of job %s for tenant %s is held, not billed yet: %s", usage.allocationId(), usage.jobId(),
+                    usage.tenant(), rate.flag());
+        } else if (rate.isFlagged()) {
             count("flagged");
             LOG.warnf("%s of job %s for tenant %s is billed at a fallback rate of %d micro-USD per hour, "
                     + "its invoice line is flagged: %s", usage.allocationId(), usage.jobId(), usage.tenant(),
                     rate.microsPerHour(), rate.flag());
         }
-    }
-
-    private void deadLetter(RecordOrigin origin, Throwable e) {
-        count("dead-letter");
-        LOG.warnf("dead-lettering %s to %s: %s", where(origin), Topics.USAGE_EVENTS.deadLetterTopic(), e.getMessage());
     }
 
     /** A database that cannot be reached or is overloaded may recover; bad data never does. */
@@ -142,7 +237,7 @@ public class UsageConsumer {
         registry.counter(METRIC, "outcome", outcome).increment();
     }
 
-    private static String where(RecordOrigin origin) {
+    static String where(RecordOrigin origin) {
         return origin.topic() + "-" + origin.partition() + "@" + origin.offset();
     }
 

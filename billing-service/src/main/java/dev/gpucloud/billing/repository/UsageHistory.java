@@ -8,6 +8,7 @@ import dev.gpucloud.contracts.events.Sku;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.YearMonth;
@@ -53,8 +54,13 @@ public class UsageHistory {
 
     /** The tenant's allocations with usage in {@code month}, each with its usage up to the month's end. */
     public Uni<List<MeteredAllocation>> allocations(String tenant, YearMonth month) {
+        return allocations(pool, tenant, month);
+    }
+
+    /** As {@link #allocations(String, YearMonth)}, read through {@code client} (e.g. inside a transaction). */
+    public Uni<List<MeteredAllocation>> allocations(SqlClient client, String tenant, YearMonth month) {
         Interval window = Interval.month(month);
-        return pool.preparedQuery(ALLOCATIONS_IN_MONTH)
+        return client.preparedQuery(ALLOCATIONS_IN_MONTH)
                 .execute(Tuple.of(tenant, Timestamps.utc(window.from()), Timestamps.utc(window.to())))
                 .map(rows -> {
                     Map<String, MeteredAllocation> byId = new LinkedHashMap<>();

@@ -1,11 +1,12 @@
 package dev.gpucloud.billing.rest;
 
-import dev.gpucloud.billing.fold.Invoice;
-import dev.gpucloud.billing.fold.InvoiceCalculator;
-import dev.gpucloud.billing.repository.UsageHistory;
+import dev.gpucloud.billing.fold.InvoiceLine;
+import dev.gpucloud.billing.fold.InvoiceStatement;
+import dev.gpucloud.billing.repository.InvoiceBook;
 import dev.gpucloud.contracts.events.Tenants;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -15,9 +16,14 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.time.DateTimeException;
+import java.time.Instant;
 import java.time.YearMonth;
+import java.time.ZoneOffset;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
@@ -25,51 +31,126 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
- * Invoices over HTTP. The tenant is in the path and in every query below it, so a request can only ever
- * read that tenant's usage; once authentication arrives, the caller's tenant must equal the path's.
+ * Invoices over HTTP. Every request names the caller's tenant in {@code X-Gpucloud-Tenant} (or carries the
+ * operator token), checked against the path's tenant before anything is read ({@link Access}); the tenant
+ * is also in every query below, so a request can only ever read that tenant's usage.
  */
 @Path("/invoices")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "Invoices", description = "Per-second GPU usage, rated, per tenant and calendar month (UTC)")
+@APIResponse(responseCode = "401", description = "No X-Gpucloud-Tenant header (nor operator token)",
+        content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiError.class)))
+@APIResponse(responseCode = "403", description = "The caller's tenant is not the path's tenant, or a wrong operator token",
+        content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiError.class)))
+@APIResponse(responseCode = "400", description = "A bad tenant or month; the error names which",
+        content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiError.class)))
 public class InvoiceResource {
 
     private static final Pattern MONTH = Pattern.compile("[0-9]{4}-[0-9]{2}");
 
-    private final UsageHistory history;
-    private final InvoiceCalculator calculator;
+    private final InvoiceBook book;
+    private final Access access;
 
-    public InvoiceResource(UsageHistory history, InvoiceCalculator calculator) {
-        this.history = history;
-        this.calculator = calculator;
+    public InvoiceResource(InvoiceBook book, Access access) {
+        this.book = book;
+        this.access = access;
     }
 
     @GET
     @Path("/{tenant}")
-    @Operation(summary = "A tenant's invoice for one month, or, without month, the months it has usage in",
-            description = "With ?month=YYYY-MM: the invoice (status OPEN) with a line per job, SKU and capacity "
-                    + "type; a month without usage is an empty invoice. Without month: the list of months.")
+    @Operation(summary = "A tenant's invoice for one month, or, without month, the months it has invoices in",
+            description = "With ?month=YYYY-MM: the invoice (OPEN or CLOSED) with a line per job, SKU and capacity "
+                    + "type, and the adjustments it carries for closed months; a month without usage is an empty "
+                    + "invoice. Without month: the list of months, and which are closed.")
     @APIResponse(responseCode = "200", description = "The invoice (with month) or the list of months (without)",
             content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(oneOf = {InvoiceView.class, InvoiceMonthsView.class})))
-    @APIResponse(responseCode = "400", description = "A bad tenant or month; the error names which",
-            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiError.class)))
     public Uni<Response> invoice(
             @Parameter(description = "Tenant id: 1..63 lower-case letters, digits or dashes", example = "acme")
             @PathParam("tenant") String tenant,
             @Parameter(description = "Calendar month in UTC, YYYY-MM", example = "2025-06")
             @QueryParam("month") String month,
+            @Parameter(in = ParameterIn.HEADER, description = "The caller's tenant") @HeaderParam(Access.TENANT_HEADER)
+            String caller,
+            @Parameter(in = ParameterIn.HEADER, description = "Operator token (reads any tenant)")
+            @HeaderParam(Access.OPERATOR_HEADER) String token,
             @Context UriInfo uri) {
-        try {
-            Tenants.require(tenant, "tenant");
-        } catch (IllegalArgumentException e) {
-            return badRequest("tenant", e.getMessage().replace("field 'tenant'", "parameter 'tenant'"));
-        }
         if (month == null && uri.getQueryParameters().containsKey("month")) {
             month = ""; // "?month=" asks for a month and gives none: an error, not the list of months
         }
         if (month == null) {
-            return history.months(tenant).map(months -> Response.ok(
-                    new InvoiceMonthsView(tenant, months.stream().map(YearMonth::toString).toList())).build());
+            Optional<Response> refused = check(tenant, caller, token);
+            if (refused.isPresent()) {
+                return Uni.createFrom().item(refused.get());
+            }
+            return book.months(tenant).map(months -> Response.ok(new InvoiceMonthsView(tenant,
+                    months.keySet().stream().map(YearMonth::toString).toList(),
+                    months.entrySet().stream().filter(e -> e.getValue()).map(e -> e.getKey().toString()).toList()))
+                    .build());
+        }
+        return withStatement(tenant, month, caller, token, statement -> Response.ok(InvoiceView.of(statement)).build());
+    }
+
+    @GET
+    @Path("/{tenant}/{month}")
+    @Operation(summary = "A tenant's invoice for one month (the same as ?month=)")
+    @APIResponse(responseCode = "200", description = "The invoice",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = InvoiceView.class)))
+    public Uni<Response> invoiceOfMonth(@PathParam("tenant") String tenant, @PathParam("month") String month,
+            @HeaderParam(Access.TENANT_HEADER) String caller, @HeaderParam(Access.OPERATOR_HEADER) String token) {
+        return withStatement(tenant, month, caller, token, statement -> Response.ok(InvoiceView.of(statement)).build());
+    }
+
+    @GET
+    @Path("/{tenant}/{month}/lines")
+    @Operation(summary = "The lines of a tenant's invoice for one month, without the adjustments")
+    @APIResponse(responseCode = "200", description = "The lines",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(type = org.eclipse.microprofile.openapi.annotations.enums.SchemaType.ARRAY,
+                            implementation = InvoiceLineView.class)))
+    public Uni<Response> lines(@PathParam("tenant") String tenant, @PathParam("month") String month,
+            @HeaderParam(Access.TENANT_HEADER) String caller, @HeaderParam(Access.OPERATOR_HEADER) String token) {
+        return withStatement(tenant, month, caller, token, statement -> Response.ok(
+                statement.lines().stream().map(InvoiceLineView::of).toList()).build());
+    }
+
+    @GET
+    @Path("/{tenant}/{month}/csv")
+    @Produces({"text/csv", MediaType.APPLICATION_JSON})
+    @Operation(summary = "A tenant's invoice for one month as CSV",
+            description = "A header, a row per line (USAGE) and per adjustment (ADJUSTMENT), and a TOTAL row; "
+                    + "amounts in micro-USD")
+    @APIResponse(responseCode = "200", description = "The invoice as CSV", content = @Content(mediaType = "text/csv"))
+    public Uni<Response> csv(@PathParam("tenant") String tenant, @PathParam("month") String month,
+            @HeaderParam(Access.TENANT_HEADER) String caller, @HeaderParam(Access.OPERATOR_HEADER) String token) {
+        return withStatement(tenant, month, caller, token, statement -> Response.ok(InvoiceCsv.of(statement))
+                .type("text/csv; charset=UTF-8")
+                .header("Content-Disposition", "attachment; filename=\"invoice-" + tenant + "-" + month + ".csv\"")
+                .build());
+    }
+
+    @GET
+    @Path("/{tenant}/current")
+    @Operation(summary = "The running cost of the tenant's current month (UTC), priced now")
+    @APIResponse(responseCode = "200", description = "The cost so far",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = RunningCostView.class)))
+    public Uni<Response> current(@PathParam("tenant") String tenant,
+            @HeaderParam(Access.TENANT_HEADER) String caller, @HeaderParam(Access.OPERATOR_HEADER) String token) {
+        Instant now = Instant.now();
+        YearMonth month = YearMonth.from(now.atOffset(ZoneOffset.UTC));
+        return withStatement(tenant, month.toString(), caller, token, statement -> {
+            long seconds = statement.lines().stream().mapToLong(InvoiceLine::seconds).sum();
+            return Response.ok(new RunningCostView(tenant, month.toString(), statement.status(), now.toString(),
+                    seconds, statement.totalMicros(), statement.totalUsd())).build();
+        });
+    }
+
+    private Uni<Response> withStatement(String tenant, String month, String caller, String token,
+            Function<InvoiceStatement, Response> render) {
+        Optional<Response> refused = check(tenant, caller, token);
+        if (refused.isPresent()) {
+            return Uni.createFrom().item(refused.get());
         }
         YearMonth yearMonth;
         try {
@@ -77,16 +158,23 @@ public class InvoiceResource {
         } catch (IllegalArgumentException e) {
             return badRequest("month", e.getMessage());
         }
-        return history.allocations(tenant, yearMonth)
-                .map(allocations -> {
-                    Invoice invoice = calculator.invoice(tenant, yearMonth, allocations);
-                    return Response.ok(InvoiceView.of(invoice)).build();
-                });
+        return book.statement(tenant, yearMonth).map(render);
+    }
+
+    /** The tenant must be valid (400) and the caller's (401/403), before anything is read. */
+    private Optional<Response> check(String tenant, String caller, String token) {
+        try {
+            Tenants.require(tenant, "tenant");
+        } catch (IllegalArgumentException e) {
+            return Optional.of(ApiError.badParameter("tenant",
+                    e.getMessage().replace("field 'tenant'", "parameter 'tenant'")).toResponse(Response.Status.BAD_REQUEST));
+        }
+        return access.readTenant(tenant, caller, token);
     }
 
     /** A month as YYYY-MM; anything else names the parameter and quotes (a clipped copy of) the value. */
     static YearMonth parseMonth(String month) {
-        if (MONTH.matcher(month).matches()) {
+        if (month != null && MONTH.matcher(month).matches()) {
             try {
                 return YearMonth.parse(month);
             } catch (DateTimeException e) {
@@ -94,14 +182,11 @@ public class InvoiceResource {
             }
         }
         throw new IllegalArgumentException("parameter 'month' must be a month YYYY-MM (e.g. 2025-06), was '"
-                + clip(month) + "'");
+                + clip(String.valueOf(month)) + "'");
     }
 
-    private static Uni<Response> badRequest(String parameter, String message) {
-        return Uni.createFrom().item(Response.status(Response.Status.BAD_REQUEST)
-                .type(MediaType.APPLICATION_JSON)
-                .entity(ApiError.badParameter(parameter, message))
-                .build());
+    static Uni<Response> badRequest(String parameter, String message) {
+        return Uni.createFrom().item(ApiError.badParameter(parameter, message).toResponse(Response.Status.BAD_REQUEST));
     }
 
     private static String clip(String text) {

@@ -1,6 +1,7 @@
 package dev.gpucloud.billing.rest;
 
-import dev.gpucloud.billing.fold.Invoice;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.gpucloud.billing.fold.InvoiceStatement;
 import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
@@ -9,17 +10,26 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 public record InvoiceView(
         @Schema(example = "acme") String tenant,
         @Schema(example = "2025-06") String month,
-        @Schema(description = "OPEN while usage may still arrive", example = "OPEN") String status,
+        @Schema(description = "OPEN: priced from the stored usage when read; CLOSED: frozen, never changes",
+                enumeration = {"OPEN", "CLOSED"}, example = "OPEN") String status,
+        @Schema(description = "When the invoice closed; absent while OPEN", example = "2025-07-04T00:00:12Z")
+        @JsonInclude(JsonInclude.Include.NON_NULL) String closedAt,
         @Schema(example = "USD") String currency,
         List<InvoiceLineView> lines,
-        @Schema(description = "Sum of the lines' amounts in micro-USD", example = "99125") long totalMicros,
+        @Schema(description = "Corrections of earlier, closed months carried by this invoice")
+        List<AdjustmentLineView> adjustments,
+        @Schema(description = "Sum of the lines' and adjustments' amounts in micro-USD", example = "99125")
+        long totalMicros,
         @Schema(description = "The total in USD, rounded half-even to cents", example = "0.10") String total) {
 
-    /** Invoices stay open in this version; closing a month arrives with the full billing. */
     public static final String OPEN = "OPEN";
+    public static final String CLOSED = "CLOSED";
 
-    static InvoiceView of(Invoice invoice) {
-        return new InvoiceView(invoice.tenant(), invoice.month().toString(), OPEN, "USD",
-                invoice.lines().stream().map(InvoiceLineView::of).toList(), invoice.totalMicros(), invoice.totalUsd());
+    static InvoiceView of(InvoiceStatement statement) {
+        return new InvoiceView(statement.tenant(), statement.month().toString(), statement.status(),
+                statement.closedAt() == null ? null : statement.closedAt().toString(), "USD",
+                statement.lines().stream().map(InvoiceLineView::of).toList(),
+                statement.adjustments().stream().map(AdjustmentLineView::of).toList(),
+                statement.totalMicros(), statement.totalUsd());
     }
 }

@@ -27,7 +27,7 @@ class BillingBeansTest {
 
     @Test
     void the_builtin_catalog_is_the_default() {
-        PriceCatalog catalog = beans.catalog(config("builtin", null, null));
+        PriceCatalog catalog = beans.catalog(config("builtin", null));
 
         assertThat(catalog.rate(Sku.wholeGpu(GpuModels.A100_SXM4_40GB), CapacityType.ON_DEMAND))
                 .isEqualTo(SkuRate.priced(2_745_000));
@@ -38,12 +38,12 @@ class BillingBeansTest {
         Path file = dir.resolve("catalog.txt");
         Files.writeString(file, "# our own prices\nA100-SXM4-40GB/ON_DEMAND=2000000\nA100-SXM4-40GB/SPOT=800000\n");
 
-        PriceCatalog catalog = beans.catalog(config(file.toString(), "A100-SXM4-40GB/SPOT=700000", 1_000_000L));
+        PriceCatalog catalog = beans.catalog(config(file.toString(), "A100-SXM4-40GB/SPOT=700000"));
 
         assertThat(catalog.size()).isEqualTo(2);
         assertThat(catalog.rate(Sku.wholeGpu(GpuModels.A100_SXM4_40GB), CapacityType.SPOT)).isEqualTo(SkuRate.priced(700_000));
-        assertThat(catalog.rate(Sku.wholeGpu(GpuModels.H100_SXM5_80GB), CapacityType.ON_DEMAND).microsPerHour())
-                .isEqualTo(1_000_000);
+        // the file replaced the built-in prices: an H100 is unknown now, so its usage is held
+        assertThat(catalog.rate(Sku.wholeGpu(GpuModels.H100_SXM5_80GB), CapacityType.ON_DEMAND).isHeld()).isTrue();
     }
 
     @Test
@@ -56,7 +56,7 @@ class BillingBeansTest {
                 A100-SXM4-40GB/SPOT@2025-07-15T12:00:00Z=900000
                 """);
 
-        PriceCatalog catalog = beans.catalog(config(file.toString(), "A100-SXM4-40GB/ON_DEMAND@2025-08-01=2500000", null));
+        PriceCatalog catalog = beans.catalog(config(file.toString(), "A100-SXM4-40GB/ON_DEMAND@2025-08-01=2500000"));
 
         Sku a100 = Sku.wholeGpu(GpuModels.A100_SXM4_40GB);
         assertThat(catalog.size()).isEqualTo(4);
@@ -71,19 +71,19 @@ class BillingBeansTest {
 
     @Test
     void commitments_are_read_from_configuration() {
-        List<ReservedCommitment> commitments = beans.commitments(config("builtin", null, null,
+        List<ReservedCommitment> commitments = beans.commitments(config("builtin", null,
                 "acme/A100-SXM4-40GB/2025-06..2025-12=100@1840000, acme/H100-SXM5-80GB/mig-1g.10gb/2025-06=10@500000"));
 
         assertThat(commitments).containsExactly(
                 new ReservedCommitment("acme", "A100-SXM4-40GB", 100, 1_840_000, YearMonth.of(2025, 6), YearMonth.of(2025, 12)),
                 new ReservedCommitment("acme", "H100-SXM5-80GB/mig-1g.10gb", 10, 500_000, YearMonth.of(2025, 6),
                         YearMonth.of(2025, 6)));
-        assertThat(beans.commitments(config("builtin", null, null))).isEmpty();
+        assertThat(beans.commitments(config("builtin", null))).isEmpty();
     }
 
     @Test
     void overlapping_commitments_stop_startup_naming_the_property() {
-        assertThatThrownBy(() -> beans.commitments(config("builtin", null, null,
+        assertThatThrownBy(() -> beans.commitments(config("builtin", null,
                 "acme/A100-SXM4-40GB/2025-06..2025-12=100@1840000, acme/A100-SXM4-40GB/2025-12=1@1")))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("gpucloud.billing.commitments")
@@ -92,7 +92,7 @@ class BillingBeansTest {
 
     @Test
     void a_bad_override_stops_startup_naming_the_property() {
-        assertThatThrownBy(() -> beans.catalog(config("builtin", "A100-SXM4-40GB/SPOT=cheap", null)))
+        assertThatThrownBy(() -> beans.catalog(config("builtin", "A100-SXM4-40GB/SPOT=cheap")))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("gpucloud.billing.catalog-overrides")
                 .hasMessageContaining("'cheap' is not a whole number");
@@ -100,16 +100,16 @@ class BillingBeansTest {
 
     @Test
     void a_missing_catalog_file_stops_startup_naming_the_property() {
-        assertThatThrownBy(() -> beans.catalog(config("/nonexistent/catalog.txt", null, null)))
+        assertThatThrownBy(() -> beans.catalog(config("/nonexistent/catalog.txt", null)))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("gpucloud.billing.catalog-location");
     }
 
-    private static BillingConfig config(String location, String overrides, Long defaultRate) {
-        return config(location, overrides, defaultRate, null);
+    private static BillingConfig config(String location, String overrides) {
+        return config(location, overrides, null);
     }
 
-    private static BillingConfig config(String location, String overrides, Long defaultRate, String commitments) {
+    private static BillingConfig config(String location, String overrides, String commitments) {
         return new BillingConfig() {
             @Override
             public long minimumBillableSeconds() {
@@ -127,8 +127,43 @@ class BillingBeansTest {
             }
 
             @Override
-            public Optional<Long> defaultRateMicrosPerGpuHour() {
-                return Optional.ofNullable(defaultRate);
+            public Duration closeGrace() {
+                return Duration.ofDays(3);
+            }
+
+            @Override
+            public Duration closeCheckInterval() {
+                return Duration.ofMinutes(1);
+            }
+
+            @Override
+            public Duration maxReportLength() {
+                return Duration.ofHours(24);
+            }
+
+            @Override
+            public Optional<String> operatorToken() {
+                return Optional.empty();
+            }
+
+            @Override
+            public String advisorSpotEligibleJobs() {
+                return ".*train.*";
+            }
+
+            @Override
+            public int advisorSpotPricePercent() {
+                return 30;
+            }
+
+            @Override
+            public int advisorReservedPricePercent() {
+                return 60;
+            }
+
+            @Override
+            public int advisorHistoryMonths() {
+                return 12;
             }
 
             @Override

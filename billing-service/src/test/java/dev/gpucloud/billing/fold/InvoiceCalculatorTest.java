@@ -84,13 +84,14 @@ class InvoiceCalculatorTest {
     }
 
     @Test
-    void an_unknown_sku_is_billed_at_the_default_rate_and_flagged() {
+    void an_unknown_sku_is_held_with_its_seconds_and_the_reason() {
         Invoice invoice = calculator.invoice("acme", JUNE, List.of(mkAllocation("alloc-1", "job-1",
                 Sku.wholeGpu("MI300X"), 1, ON_DEMAND, iv(0, 3600))));
 
         assertThat(invoice.lines()).singleElement().satisfies(line -> {
-            assertThat(line.amountMicros()).isEqualTo(6_880_000);
-            assertThat(line.flag()).contains("'MI300X' is not in the price catalog");
+            assertThat(line.seconds()).isEqualTo(3600);
+            assertThat(line.amountMicros()).isZero();
+            assertThat(line.flag()).startsWith("held: ").contains("'MI300X' is not in the price catalog");
         });
     }
 

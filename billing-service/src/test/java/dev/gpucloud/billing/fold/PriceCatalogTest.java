@@ -56,10 +56,10 @@ class PriceCatalogTest {
 
     static Stream<Arguments> fallbacks() {
         return Stream.of(
-                Arguments.of("an unknown GPU model bills at the default rate, flagged",
-                        Sku.wholeGpu("MI300X"), ON_DEMAND, 6_880_000, "not in the price catalog"),
-                Arguments.of("an unknown model's fraction is the default rate's share",
-                        new Sku("MI300X", null, 500), SPOT, 3_440_000, "not in the price catalog"),
+                Arguments.of("an unknown GPU model is held: rate 0, flagged with the reason",
+                        Sku.wholeGpu("MI300X"), ON_DEMAND, 0, "held: GPU model 'MI300X' is not in the price catalog"),
+                Arguments.of("an unknown model's fraction is held too",
+                        new Sku("MI300X", null, 500), SPOT, 0, "held: GPU model 'MI300X' is not in the price catalog"),
                 Arguments.of("a capacity type without a price falls back to on-demand, flagged",
                         Sku.wholeGpu(A100_SXM4_40GB), SPOT, 2_745_000, "no SPOT price for A100-SXM4-40GB"),
                 Arguments.of("a MIG profile on a GPU without MIG bills as a whole GPU, flagged",
@@ -126,8 +126,8 @@ class PriceCatalogTest {
 
         assertThat(CATALOG.rate(v100, SPOT, PriceCatalog.UNDATED_EFFECTIVE_FROM)).isEqualTo(SkuRate.priced(930_000));
         assertThat(CATALOG.rate(v100, SPOT, PriceCatalog.UNDATED_EFFECTIVE_FROM.minusSeconds(1)))
-                .isEqualTo(SkuRate.flagged(6_880_000,
-                        "no SPOT or ON_DEMAND price for V100-SXM2-16GB in force yet: billed at the default rate"));
+                .isEqualTo(SkuRate.held("no SPOT or ON_DEMAND price for V100-SXM2-16GB in force at "
+                        + PriceCatalog.UNDATED_EFFECTIVE_FROM.minusSeconds(1)));
     }
 
     @Test

@@ -121,9 +121,9 @@ class PriceChangeInvoiceTest {
 
     static Stream<Arguments> flagged() {
         return Stream.of(
-                Arguments.of("an unknown SKU is still billed at the default rate and flagged across a change",
+                Arguments.of("an unknown SKU is held (rate 0, flagged) across a change of another model",
                         Sku.wholeGpu("MI300X"), ON_DEMAND, change(ON_DEMAND, at(1800), NEW),
-                        List.of(tuple(3600L, 6_880_000L, "'MI300X' is not in the price catalog", null))),
+                        List.of(tuple(3600L, 0L, "held: GPU model 'MI300X' is not in the price catalog", null))),
                 Arguments.of("a spot price that starts mid-month replaces the flagged on-demand fallback from then",
                         A100, SPOT, change(SPOT, at(1800), 1_100_000),
                         List.of(tuple(1800L, OLD, "no SPOT price for A100-SXM4-40GB in force yet", JUNE_1),

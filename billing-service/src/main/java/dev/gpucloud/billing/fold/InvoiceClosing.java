@@ -1,0 +1,45 @@
+package dev.gpucloud.billing.fold;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.YearMonth;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * When a tenant's invoice for a month closes, and which invoice a correction of a closed month lands on.
+ * An invoice is OPEN until {@code grace} after its month (UTC) ends, then CLOSED: frozen for good.
+ */
+public record InvoiceClosing(Duration grace) {
+
+    public InvoiceClosing {
+        Objects.requireNonNull(grace, "grace");
+        if (grace.isNegative()) {
+            throw new IllegalArgumentException("close grace must be >= 0, was " + grace);
+        }
+    }
+
+    /** The instant at which invoices of {@code month} close. */
+    public Instant closesAt(YearMonth month) {
+        return Interval.month(month).to().plus(grace);
+    }
+
+    public boolean isDue(YearMonth month, Instant now) {
+        return !now.isBefore(closesAt(month));
+    }
+
+    /** The latest month whose invoices are due to close at {@code now}. */
+    public YearMonth lastDueMonth(Instant now) {
+        YearMonth month = YearMonth.from(now.minus(grace).atOffset(java.time.ZoneOffset.UTC));
+        return isDue(month, now) ? month : month.minusMonths(1);
+    }
+
+    /** The invoice an adjustment for closed month {@code late} goes on: the first month after it not yet closed. */
+    public static YearMonth nextOpen(YearMonth late, Set<YearMonth> closed) {
+        YearMonth month = late.plusMonths(1);
+        while (closed.contains(month)) {
+            month = month.plusMonths(1);
+        }
+        return month;
+    }
+}

@@ -1,0 +1,63 @@
+package dev.gpucloud.billing.rest;
+
+import dev.gpucloud.billing.config.BillingConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.core.Response;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Optional;
+
+/**
+ * Who may read or change what, until authentication arrives: every tenant-scoped request names the caller's
+ * tenant in {@value #TENANT_HEADER}, and may only read that tenant's data (403 otherwise, before anything is
+ * read); an operator, who sends the configured token in {@value #OPERATOR_HEADER}, may read any tenant and
+ * change the price catalog. The header is the seam where an authenticated principal will plug in.
+ */
+@ApplicationScoped
+public class Access {
+
+    public static final String TENANT_HEADER = "X-Gpucloud-Tenant";
+    public static final String OPERATOR_HEADER = "X-Gpucloud-Operator-Token";
+
+    private final Optional<String> operatorToken;
+
+    public Access(BillingConfig config) {
+        this.operatorToken = config.operatorToken().filter(token -> !token.isBlank());
+    }
+
+    /** Empty when the caller may read {@code tenant}'s data; else the 401 or 403 to answer. */
+    public Optional<Response> readTenant(String tenant, String callerTenant, String token) {
+        if (token != null) {
+            return operator(token);
+        }
+        if (callerTenant == null || callerTenant.isBlank()) {
+            return Optional.of(new ApiError("unauthorized", TENANT_HEADER, "header '" + TENANT_HEADER
+                    + "' (the caller's tenant) is required").toResponse(Response.Status.UNAUTHORIZED));
+        }
+        if (!callerTenant.equals(tenant)) {
+            return Optional.of(new ApiError("forbidden", TENANT_HEADER, "tenant '" + clip(callerTenant)
+                    + "' may not read another tenant's data").toResponse(Response.Status.FORBIDDEN));
+        }
+        return Optional.empty();
+    }
+
+    /** Empty when {@code token} is the operator's; else the 401 or 403 to answer. */
+    public Optional<Response> operator(String token) {
+        if (token == null || token.isBlank()) {
+            return Optional.of(new ApiError("unauthorized", OPERATOR_HEADER, "header '" + OPERATOR_HEADER
+                    + "' (the operator token) is required").toResponse(Response.Status.UNAUTHORIZED));
+        }
+        if (operatorToken.isEmpty() || !MessageDigest.isEqual(operatorToken.get().getBytes(StandardCharsets.UTF_8),
+                token.getBytes(StandardCharsets.UTF_8))) {
+            return Optional.of(new ApiError("forbidden", OPERATOR_HEADER, "header '" + OPERATOR_HEADER
+                    + "' is not the operator token" + (operatorToken.isEmpty()
+                            ? " (gpucloud.billing.operator-token is not set: operator requests are refused)" : ""))
+                    .toResponse(Response.Status.FORBIDDEN));
+        }
+        return Optional.empty();
+    }
+
+    private static String clip(String text) {
+        return text.length() <= 40 ? text : text.substring(0, 40) + "...";
+    }
+}

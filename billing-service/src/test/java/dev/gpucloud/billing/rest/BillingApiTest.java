@@ -1,0 +1,220 @@
+package dev.gpucloud.billing.rest;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasKey;
+import static org.hamcrest.Matchers.notNullValue;
+import static org.hamcrest.Matchers.startsWith;
+
+import dev.gpucloud.testsupport.KafkaTestResource;
+import dev.gpucloud.testsupport.PostgresTestResource;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import java.time.Instant;
+import java.time.YearMonth;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Tenant isolation (the caller's tenant in X-Gpucloud-Tenant must be the path's), the invoice views (lines,
+ * CSV, running cost), and the price catalog: read by anyone, changed by an operator only.
+ */
+@QuarkusTest
+@WithTestResource(value = KafkaTestResource.class)
+@WithTestResource(value = PostgresTestResource.class,
+        initArgs = @ResourceArg(name = "database", value = "gpucloud_billing_test"))
+class BillingApiTest {
+
+    private static final String OPERATOR = "test-operator-token";
+
+    static Stream<Arguments> tenantScoped() {
+        return Stream.of(
+                Arguments.of("/invoices/acme?month=2025-06"),
+                Arguments.of("/invoices/acme"),
+                Arguments.of("/invoices/acme/2025-06"),
+                Arguments.of("/invoices/acme/2025-06/lines"),
+                Arguments.of("/invoices/acme/2025-06/csv"),
+                Arguments.of("/invoices/acme/current"),
+                Arguments.of("/advisor/acme?month=2025-06"));
+    }
+
+    @ParameterizedTest(name = "{0} without the caller's tenant is a 401 naming the header")
+    @MethodSource("tenantScoped")
+    void no_caller_tenant_is_a_401(String path) {
+        given().get(path).then()
+                .statusCode(401)
+                .contentType(ContentType.JSON)
+                .body("error", equalTo("unauthorized"))
+                .body("parameter", equalTo("X-Gpucloud-Tenant"));
+    }
+
+    @ParameterizedTest(name = "{0} for another tenant is a 403, before anything is read")
+    @MethodSource("tenantScoped")
+    void another_tenants_data_is_a_403(String path) {
+        given().header("X-Gpucloud-Tenant", "globex").get(path).then()
+                .statusCode(403)
+                .contentType(ContentType.JSON)
+                .body("error", equalTo("forbidden"))
+                .body("message", containsString("may not read another tenant's data"));
+    }
+
+    @ParameterizedTest(name = "{0} with a wrong operator token is a 403")
+    @MethodSource("tenantScoped")
+    void a_wrong_operator_token_is_a_403(String path) {
+        given().header("X-Gpucloud-Operator-Token", "guess").get(path).then()
+                .statusCode(403)
+                .body("parameter", equalTo("X-Gpucloud-Operator-Token"));
+    }
+
+    @Test
+    void an_operator_reads_any_tenant() {
+        given().header("X-Gpucloud-Operator-Token", OPERATOR).get("/invoices/{tenant}/2025-06", "acme").then()
+                .statusCode(200)
+                .body("tenant", equalTo("acme"));
+    }
+
+    @Test
+    void the_running_cost_is_the_current_month_open() {
+        String tenant = "nobody-" + UUID.randomUUID().toString().substring(0, 8);
+        given().header("X-Gpucloud-Tenant", tenant).get("/invoices/{tenant}/current", tenant).then()
+                .statusCode(200)
+                .body("month", equalTo(YearMonth.now(ZoneOffset.UTC).toString()))
+                .body("status", equalTo("OPEN"))
+                .body("asOf", notNullValue())
+                .body("totalMicros", equalTo(0))
+                .body("total", equalTo("0.00"));
+    }
+
+    @Test
+    void an_empty_invoice_exports_a_header_and_a_total_as_csv() {
+        String tenant = "nobody-" + UUID.randomUUID().toString().substring(0, 8);
+        given().header("X-Gpucloud-Tenant", tenant).get("/invoices/{tenant}/2025-06/csv", tenant).then()
+                .statusCode(200)
+                .contentType(startsWith("text/csv"))
+                .header("Content-Disposition", containsString("invoice-" + tenant + "-2025-06.csv"))
+                .body(startsWith(InvoiceCsv.HEADER + "\r\n"))
+                .body(containsString(tenant + ",2025-06,OPEN,TOTAL,,,,,,,,0,,,"));
+    }
+
+    @Test
+    void csv_text_is_quoted_and_cannot_run_as_a_formula() {
+        org.assertj.core.api.Assertions.assertThat(InvoiceCsv.text("=HYPERLINK(\"x\")")).isEqualTo("\"'=HYPERLINK(\"\"x\"\")\"");
+        org.assertj.core.api.Assertions.assertThat(InvoiceCsv.text("a,b")).isEqualTo("\"a,b\"");
+        org.assertj.core.api.Assertions.assertThat(InvoiceCsv.text("job-1")).isEqualTo("job-1");
+    }
+
+    @Test
+    void the_advisor_answers_for_the_callers_tenant_with_its_assumptions() {
+        String tenant = "nobody-" + UUID.randomUUID().toString().substring(0, 8);
+        given().header("X-Gpucloud-Tenant", tenant).queryParam("month", "2025-06").get("/advisor/{tenant}", tenant)
+                .then()
+                .statusCode(200)
+                .body("tenant", equalTo(tenant))
+                .body("month", equalTo("2025-06"))
+                .body("onDemandMicros", equalTo(0))
+                .body("bestMicros", equalTo(0))
+                .body("assumptions", hasItem(containsString("spot-tolerant")));
+        given().header("X-Gpucloud-Tenant", tenant).queryParam("month", "June").get("/advisor/{tenant}", tenant)
+                .then()
+                .statusCode(400)
+                .body("parameter", equalTo("month"));
+    }
+
+    @Test
+    void a_bad_month_in_the_path_is_a_400() {
+        given().header("X-Gpucloud-Tenant", "acme").get("/invoices/acme/2025-13/lines").then()
+                .statusCode(400)
+                .body("parameter", equalTo("month"));
+    }
+
+    @Test
+    void anyone_reads_the_catalog_with_the_builtin_prices() {
+        given().get("/catalog").then()
+                .statusCode(200)
+                .body("entries.find { it.gpuModel == 'A100-SXM4-40GB' && it.capacityType == 'ON_DEMAND' }"
+                        + ".microsPerGpuHour", equalTo(2_745_000))
+                .body("entries.find { it.gpuModel == 'V100-SXM2-16GB' && it.capacityType == 'SPOT' }.usdPerGpuHour",
+                        equalTo("0.930000"))
+                .body("migSlices", hasKey("A100-SXM4-40GB"));
+    }
+
+    @Test
+    void an_operator_adds_a_future_price_and_the_catalog_shows_it() {
+        String model = "T" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
+        String from = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString();
+        given().header("X-Gpucloud-Operator-Token", OPERATOR).contentType(ContentType.JSON)
+                .body("{\"gpuModel\": \"" + model + "\", \"capacityType\": \"SPOT\", \"effectiveFrom\": \"" + from
+                        + "\", \"microsPerGpuHour\": 1234567}")
+                .post("/catalog/entries").then()
+                .statusCode(201)
+                .body("effectiveFrom", equalTo(from));
+        given().get("/catalog").then()
+                .body("entries.gpuModel", hasItem(model));
+    }
+
+    static Stream<Arguments> badEntries() {
+        return Stream.of(
+                Arguments.of("not JSON", "{oops", "body"),
+                Arguments.of("not an object", "[1]", "body"),
+                Arguments.of("no model", "{\"capacityType\": \"SPOT\", \"effectiveFrom\": \"2099-01-01T00:00:00Z\", "
+                        + "\"microsPerGpuHour\": 1}", "gpuModel"),
+                Arguments.of("a bad capacity type", "{\"gpuModel\": \"A\", \"capacityType\": \"CHEAP\", "
+                        + "\"effectiveFrom\": \"2099-01-01T00:00:00Z\", \"microsPerGpuHour\": 1}", "capacityType"),
+                Arguments.of("a bad instant", "{\"gpuModel\": \"A\", \"capacityType\": \"SPOT\", "
+                        + "\"effectiveFrom\": \"tomorrow\", \"microsPerGpuHour\": 1}", "effectiveFrom"),
+                Arguments.of("a negative price", "{\"gpuModel\": \"A\", \"capacityType\": \"SPOT\", "
+                        + "\"effectiveFrom\": \"2099-01-01T00:00:00Z\", \"microsPerGpuHour\": -1}", "microsPerGpuHour"),
+                Arguments.of("a fractional price", "{\"gpuModel\": \"A\", \"capacityType\": \"SPOT\", "
+                        + "\"effectiveFrom\": \"2099-01-01T00:00:00Z\", \"microsPerGpuHour\": 1.5}", "microsPerGpuHour"),
+                Arguments.of("a slash in the model", "{\"gpuModel\": \"A/B\", \"capacityType\": \"SPOT\", "
+                        + "\"effectiveFrom\": \"2099-01-01T00:00:00Z\", \"microsPerGpuHour\": 1}", "gpuModel"),
+                Arguments.of("a known model repriced in the past", "{\"gpuModel\": \"A100-SXM4-40GB\", "
+                        + "\"capacityType\": \"ON_DEMAND\", \"effectiveFrom\": \"2025-01-01T00:00:00Z\", "
+                        + "\"microsPerGpuHour\": 1}", "effectiveFrom"));
+    }
+
+    @ParameterizedTest(name = "{0} is a 400 naming {2}")
+    @MethodSource("badEntries")
+    void a_bad_price_entry_is_a_400_naming_the_field(String behaviour, String body, String field) {
+        given().header("X-Gpucloud-Operator-Token", OPERATOR).contentType(ContentType.JSON).body(body)
+                .post("/catalog/entries").then()
+                .statusCode(400)
+                .body("parameter", equalTo(field));
+    }
+
+    @Test
+    void a_price_update_needs_the_operator_token() {
+        String body = "{\"gpuModel\": \"A100-SXM4-40GB\", \"capacityType\": \"SPOT\", "
+                + "\"effectiveFrom\": \"2099-01-01T00:00:00Z\", \"microsPerGpuHour\": 1}";
+        given().contentType(ContentType.JSON).body(body).post("/catalog/entries").then()
+                .statusCode(401).body("parameter", equalTo("X-Gpucloud-Operator-Token"));
+        given().header("X-Gpucloud-Operator-Token", "guess").contentType(ContentType.JSON).body(body)
+                .post("/catalog/entries").then()
+                .statusCode(403).body("parameter", equalTo("X-Gpucloud-Operator-Token"));
+        given().header("X-Gpucloud-Tenant", "acme").contentType(ContentType.JSON).body(body)
+                .post("/catalog/entries").then()
+                .statusCode(401);
+    }
+
+    @Test
+    void the_openapi_document_describes_every_endpoint() {
+        given().queryParam("format", "json").get("/q/openapi").then()
+                .statusCode(200)
+                .body("paths", hasKey("/invoices/{tenant}/{month}/csv"))
+                .body("paths", hasKey("/invoices/{tenant}/current"))
+                .body("paths", hasKey("/invoices/{tenant}/{month}/lines"))
+                .body("paths", hasKey("/catalog/entries"))
+                .body("paths", hasKey("/advisor/{tenant}"))
+                .body("components.schemas", hasKey("AdjustmentLine"));
+    }
+}
