@@ -19,12 +19,23 @@ public final class MigGeometry {
     private final int slots;
     private final List<MigProfile> profiles;
     private final Map<String, MigProfile> byName;
+    private final Map<MigProfile, int[]> bestByMask;
 
     private MigGeometry(String family, int slots, List<MigProfile> profiles) {
         this.family = family;
         this.slots = slots;
         this.profiles = List.copyOf(profiles);
         this.byName = profiles.stream().collect(Collectors.toUnmodifiableMap(MigProfile::name, p -> p));
+        // every occupancy of the slices is one of 2^slots masks: decide each placement once, here
+        Map<MigProfile, int[]> table = new java.util.IdentityHashMap<>();
+        for (MigProfile p : this.profiles) {
+            int[] best = new int[1 << slots];
+            for (int mask = 0; mask < best.length; mask++) {
+                best[mask] = searchBestStart(p, mask);
+            }
+            table.put(p, best);
+        }
+        this.bestByMask = table;
     }
 
     private static MigGeometry eightSlices(String family, int g1, int g1Double, int g3, int g7) {
@@ -87,6 +98,11 @@ public final class MigGeometry {
      * stays placeable at 0), or -1 when no legal start is free.
      */
     public int bestStart(MigProfile profile, int usedMask) {
+        int[] table = bestByMask.get(profile);
+        return table != null ? table[usedMask & fullMask()] : searchBestStart(profile, usedMask);
+    }
+
+    private int searchBestStart(MigProfile profile, int usedMask) {
         int best = -1;
         int bestRoom = -1;
         for (int i = 0; i < profile.startCount(); i++) {

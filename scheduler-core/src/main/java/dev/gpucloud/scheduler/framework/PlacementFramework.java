@@ -244,7 +244,8 @@ public final class PlacementFramework {
      * spine, else the fewest leaves across spines. Returns null when planned, else the reasons.
      */
     private List<String> planGang(CycleState state, PlacementRequest r, List<NodeState> hosts) {
-        Map<String, Map<String, Map<String, List<Candidate>>>> tree = new TreeMap<>();
+        // one pass over the hosts with room, grouped by leaf; the tree above the leaves is small
+        Map<String, List<Candidate>> byLeaf = new HashMap<>();
         Map<String, Integer> rejected = new HashMap<>();
         state.fleet().visitByFreeGpus(r.models(), r.gpusNeeded(), node -> {
             Status s = filter(state, r, node);
@@ -254,12 +255,22 @@ public final class PlacementFramework {
             }
             int fit = workersFit(r, node);
             if (fit > 0) {
-                tree.computeIfAbsent(node.fabric(), k -> new TreeMap<>())
-                        .computeIfAbsent(node.spine(), k -> new TreeMap<>())
-                        .computeIfAbsent(node.leaf(), k -> new ArrayList<>()).add(new Candidate(node, fit));
+                String key = node.fabric() + "\u0000" + node.spine() + "\u0000" + node.leaf();
+                List<Candidate> leaf = byLeaf.get(key);
+                if (leaf == null) {
+                    leaf = new ArrayList<>(8);
+                    byLeaf.put(key, leaf);
+                }
+                leaf.add(new Candidate(node, fit));
             }
             return true;
         });
+        Map<String, Map<String, Map<String, List<Candidate>>>> tree = new TreeMap<>();
+        for (List<Candidate> leaf : byLeaf.values()) {
+            NodeState n = leaf.get(0).node();
+            tree.computeIfAbsent(n.fabric(), k -> new TreeMap<>()).computeIfAbsent(n.spine(), k -> new TreeMap<>())
+                    .put(n.leaf(), leaf);
+        }
         int need = r.workers();
         Choice best = null;
         Map<String, Integer> roomByFabric = new TreeMap<>();

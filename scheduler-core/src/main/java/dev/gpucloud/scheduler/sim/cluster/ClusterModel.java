@@ -3,7 +3,7 @@ package dev.gpucloud.scheduler.sim.cluster;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.events.HostInventory;
-import dev.gpucloud.scheduler.cluster.ClusterState;
+import dev.gpucloud.scheduler.cluster.Fleet;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
@@ -72,12 +72,12 @@ public record ClusterModel(String name, List<HostInventory> hosts) {
     }
 
     /** A fresh scheduler view of this cluster with every host present and nothing allocated. */
-    public ClusterState toClusterState() {
-        ClusterState state = new ClusterState();
+    public Fleet toFleet() {
+        Fleet fleet = new Fleet();
         for (HostInventory host : hosts) {
-            state.upsertHost(host, SIM_EPOCH);
+            fleet.upsert(host, SIM_EPOCH.toEpochMilli());
         }
-        return state;
+        return fleet;
     }
 
     /** One simulated GPU. */

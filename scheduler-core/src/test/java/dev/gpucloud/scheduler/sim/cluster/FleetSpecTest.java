@@ -1,5 +1,12 @@
 package dev.gpucloud.scheduler.sim.cluster;
 
+import dev.gpucloud.scheduler.cluster.Assignment;
+import dev.gpucloud.scheduler.cluster.Fleet;
+import dev.gpucloud.scheduler.framework.Decision;
+import dev.gpucloud.scheduler.framework.PlacementFramework;
+import dev.gpucloud.scheduler.framework.PlacementRequest;
+import dev.gpucloud.scheduler.framework.Profile;
+import dev.gpucloud.contracts.events.JobSpec;
 import static dev.gpucloud.scheduler.Fixtures.mkJob;
 import static dev.gpucloud.scheduler.sim.trace.TraceFixtures.fixture;
 import static dev.gpucloud.scheduler.sim.trace.TraceFixtures.write;
@@ -12,9 +19,6 @@ import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.events.GpuModels;
 import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.Interconnect;
-import dev.gpucloud.scheduler.placement.FirstFitPlacer;
-import dev.gpucloud.scheduler.placement.Placement;
-import dev.gpucloud.scheduler.placement.WorkerSlot;
 import dev.gpucloud.scheduler.sim.trace.TraceFormatException;
 import java.nio.file.Path;
 import java.util.List;
@@ -83,10 +87,10 @@ class FleetSpecTest {
 
     @Test
     void a_spot_job_lands_on_spot_capacity_with_the_production_placer() {
-        Placement placement = new FirstFitPlacer().place(
+        Decision placement = place(
                 mkJob(1, 8, List.of(GpuModels.A100_SXM4_40GB), Interconnect.NONE, CapacityPreference.SPOT),
-                fleet.build().toClusterState());
-        assertThat(placement.slots()).extracting(WorkerSlot::nodeId).containsExactly("p4d.24xlarge-001");
+                fleet.build().toFleet());
+        assertThat(placement.assignments()).extracting(Assignment::nodeId).containsExactly("p4d.24xlarge-001");
     }
 
     @ParameterizedTest(name = "{0} hosts x {1} -> {2} spot")
@@ -133,5 +137,9 @@ class FleetSpecTest {
         assertThatThrownBy(() -> FleetSpec.load(fixture("empty.csv")))
                 .hasMessageStartingWith("empty.csv: file is empty; expected a header row with columns host_type, count");
         assertThatThrownBy(() -> FleetSpec.load(dir.resolve("absent.csv"))).hasMessageStartingWith("absent.csv: no such file");
+    }
+    private static Decision place(JobSpec spec, Fleet fleet) {
+        return new PlacementFramework(Profile.builder("test").heartbeatTimeoutMillis(Long.MAX_VALUE / 4).build())
+                .place(fleet, PlacementRequest.of("job", "t", 1, spec), ClusterModel.SIM_EPOCH.toEpochMilli());
     }
 }

@@ -1,5 +1,12 @@
 package dev.gpucloud.scheduler.sim.cluster;
 
+import dev.gpucloud.scheduler.cluster.Assignment;
+import dev.gpucloud.scheduler.cluster.Fleet;
+import dev.gpucloud.scheduler.framework.Decision;
+import dev.gpucloud.scheduler.framework.PlacementFramework;
+import dev.gpucloud.scheduler.framework.PlacementRequest;
+import dev.gpucloud.scheduler.framework.Profile;
+import dev.gpucloud.contracts.events.JobSpec;
 import static dev.gpucloud.scheduler.Fixtures.mkJob;
 import static dev.gpucloud.scheduler.sim.trace.TraceFixtures.fixture;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -7,9 +14,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.events.HostInventory;
-import dev.gpucloud.scheduler.placement.FirstFitPlacer;
-import dev.gpucloud.scheduler.placement.Placement;
-import dev.gpucloud.scheduler.placement.WorkerSlot;
 import dev.gpucloud.scheduler.sim.trace.TraceFormatException;
 import java.nio.file.Path;
 import java.util.Map;
@@ -46,8 +50,8 @@ class OpenbClusterTest {
 
     @Test
     void the_production_placer_puts_an_eight_gpu_job_on_an_eight_gpu_host() {
-        Placement placement = new FirstFitPlacer().place(mkJob(1, 8), cluster.toClusterState());
-        assertThat(placement.slots()).extracting(WorkerSlot::nodeId).containsExactly("node-b");
+        Decision placement = place(mkJob(1, 8), cluster.toFleet());
+        assertThat(placement.assignments()).extracting(Assignment::nodeId).containsExactly("node-b");
     }
 
     @Test
@@ -57,5 +61,9 @@ class OpenbClusterTest {
                 .hasMessageStartingWith("openb-pods-small.csv:1: column 'sn': missing from the header");
         assertThatThrownBy(() -> OpenbCluster.fromNodeList(Path.of("no-such-nodes.csv")))
                 .hasMessageStartingWith("no-such-nodes.csv: no such file");
+    }
+    private static Decision place(JobSpec spec, Fleet fleet) {
+        return new PlacementFramework(Profile.builder("test").heartbeatTimeoutMillis(Long.MAX_VALUE / 4).build())
+                .place(fleet, PlacementRequest.of("job", "t", 1, spec), ClusterModel.SIM_EPOCH.toEpochMilli());
     }
 }
