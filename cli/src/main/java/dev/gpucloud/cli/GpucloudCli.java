@@ -275,8 +275,9 @@ public class GpucloudCli {
         @Override
         Integer run(ManagedChannel channel) {
             Capacity capacity = ClusterServiceGrpc.newBlockingStub(channel).getCapacity(GetCapacityRequest.getDefaultInstance());
-            capacity.getModelsList().forEach(m -> out().printf("%-18s %-10s %d/%d free%n", m.getModel(),
-                    m.getCapacityType(), m.getFreeGpus(), m.getTotalGpus()));
+            capacity.getModelsList().forEach(m -> out().printf("%-18s %-10s %-12s %d/%d free (%.2f GPUs incl. shares)%n",
+                    m.getModel(), m.getCapacityType(), m.getRdmaFabric().isEmpty() ? "no-rdma" : m.getRdmaFabric(),
+                    m.getFreeGpus(), m.getTotalGpus(), m.getFreeMilli() / 1000.0));
             out().printf("%-29s %d/%d free%n", "all", capacity.getFreeGpus(), capacity.getTotalGpus());
             return 0;
         }
