@@ -167,6 +167,17 @@ class LifecycleServiceTest {
     }
 
     @Test
+    void anUnknownTenantIsRefused() {
+        // the test profile admits tenants t-* and quota-capped only
+        assertThatThrownBy(() -> jobs.submitJob(SubmitJobRequest.newBuilder().setTenant("stranger")
+                .setClientRequestId("r").setSpec(spec(1)).build()))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+                    assertThat(e.getStatus().getDescription()).isEqualTo("unknown tenant 'stranger'");
+                });
+    }
+
+    @Test
     void aTenantOverItsHardQuotaIsRefused() {
         // application.properties gives tenant quota-capped a hard quota of 2 GPUs in the test profile
         SubmitJobRequest.Builder r = SubmitJobRequest.newBuilder().setTenant("quota-capped")

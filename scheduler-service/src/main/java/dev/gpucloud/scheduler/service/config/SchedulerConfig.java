@@ -83,7 +83,10 @@ public interface SchedulerConfig {
     @WithDefault("32")
     int feasibleHostsToScore();
 
-    /** Tenants allowed to submit; empty allows any well-formed tenant id. */
+    /**
+     * Tenants allowed to submit (an entry ending in '*' is a prefix, e.g. "team-*"); unset allows any
+     * well-formed tenant id. Others are refused with PERMISSION_DENIED.
+     */
     Optional<List<String>> tenants();
 
     /**

@@ -220,7 +220,7 @@ public class SchedulerEngine {
     }
 
     private void admit(String tenant, JobSpec spec) {
-        if (config.tenants().isPresent() && !config.tenants().get().isEmpty() && !config.tenants().get().contains(tenant)) {
+        if (!knownTenant(config.tenants().orElse(List.of()), tenant)) {
             throw new AdmissionException(AdmissionException.Kind.UNKNOWN_TENANT, "unknown tenant '" + tenant + "'");
         }
         PlacementRequest request = PlacementRequest.of("admission", tenant, 1, spec);
@@ -232,6 +232,19 @@ public class SchedulerEngine {
         if (!fits.isSuccess()) {
             throw new AdmissionException(AdmissionException.Kind.UNSCHEDULABLE, "unschedulable: " + fits.reason());
         }
+    }
+
+    /** An empty list admits every tenant; an entry ending in '*' admits every tenant with that prefix. */
+    static boolean knownTenant(List<String> tenants, String tenant) {
+        if (tenants.isEmpty()) {
+            return true;
+        }
+        for (String t : tenants) {
+            if (t.endsWith("*") ? tenant.startsWith(t.substring(0, t.length() - 1)) : t.equals(tenant)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public Uni<JobView> get(String jobId) {
