@@ -248,6 +248,8 @@ class LifecycleServiceTest {
         assertThat(requeued.state()).isEqualTo(dev.gpucloud.contracts.events.JobState.PENDING);
         assertThat(requeued.reason()).contains("preempted by " + high).contains("resumes from /ckpt/" + low + "/1");
         assertThat(requeued.resumeFrom()).isEqualTo("/ckpt/" + low + "/1");
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(job(low).getReason())
+                .startsWith("pending: ").contains("(requeued: preempted by " + high));
         report(lowStart, AllocationEventType.EXITED, 143, null);
         NodeCommand highStart = nextCommand(node);
         assertThat(highStart.type()).isEqualTo(NodeCommandType.START);

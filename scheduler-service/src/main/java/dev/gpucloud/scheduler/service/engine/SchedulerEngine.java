@@ -87,6 +87,8 @@ public class SchedulerEngine {
     private final RetryPolicy retry;
     private final Map<String, RunningJob> running = new HashMap<>();
     private final Map<String, String> lastReason = new HashMap<>();
+    /** Why a requeued job went back to the queue, kept in its pending reason until it is placed again. */
+    private final Map<String, String> requeueNotes = new HashMap<>();
     /** Jobs asked to checkpoint before they stop: why, until when, and for whom (a preemptor, or null). */
     private final Map<String, Stop> stopping = new HashMap<>();
     private final Set<String> preempting = new HashSet<>();
@@ -483,6 +485,7 @@ public class SchedulerEngine {
         apply(job, run, t);
         job.reason = requeueReason(why, t, job);
         changes.requeued.add(job.id);
+        changes.notes.put(job.id, job.reason);
         changes.queued.add(queued(job, spec));
         LOG.infof("%s %s", job.id, job.reason);
         return stopAll(s, job, active).call(() -> announce(s, changes, job, List.of()));
@@ -619,6 +622,7 @@ public class SchedulerEngine {
                     job.reason = "worker " + failed.rank + " " + t.reason() + "; lost " + t.lostWorkSeconds()
                             + " s of work" + (job.resumeFrom != null ? "; resumes from " + job.resumeFrom : "");
                     changes.requeued.add(job.id);
+                    changes.notes.put(job.id, job.reason);
                     changes.queued.add(queued(job, spec));
                 } else {
                     job.reason = "worker " + failed.rank + " " + t.reason();
@@ -758,7 +762,8 @@ public class SchedulerEngine {
                     }
                 }
                 for (var e : result.waiting().entrySet()) {
-                    String reason = "pending: " + e.getValue();
+                    String note = requeueNotes.get(e.getKey());
+                    String reason = "pending: " + e.getValue() + (note == null ? "" : " (" + note + ")");
                     if (!reason.equals(lastReason.get(e.getKey()))) {
                         changes.reasons.put(e.getKey(), reason);
                         chain = chain.call(() -> s.createMutationQuery(
@@ -1035,6 +1040,7 @@ public class SchedulerEngine {
         final Set<String> stopDone = new HashSet<>();
         final Set<String> preemptors = new HashSet<>();
         final Map<String, String> reasons = new HashMap<>();
+        final Map<String, String> notes = new HashMap<>();
 
         void applyTo(SchedulerEngine e) {
             released.forEach(e.fleet::unreserve);
@@ -1042,6 +1048,7 @@ public class SchedulerEngine {
                 e.running.put(id, r);
                 e.queue.charge(r.tenant(), r.gpuMilli(), 0);
                 e.lastReason.remove(id);
+                e.requeueNotes.remove(id);
                 e.preempting.remove(id);
             });
             e.stopping.putAll(stops);
@@ -1055,12 +1062,14 @@ public class SchedulerEngine {
                 e.endStop(id);
                 e.queue.remove(id);
                 e.lastReason.remove(id);
+                e.requeueNotes.remove(id);
                 e.preempting.remove(id);
             }
             dequeued.forEach(e.queue::remove);
             stopDone.forEach(e::endStop);
             queued.forEach(e.queue::enqueue);
             e.lastReason.putAll(reasons);
+            e.requeueNotes.putAll(notes);
         }
     }
 
