@@ -94,6 +94,7 @@ public class SchedulerEngine {
     private final Set<String> preempting = new HashSet<>();
     private final Map<String, Instant> heard = new ConcurrentHashMap<>();
     private final long startedMillis = System.currentTimeMillis();
+    private final java.util.concurrent.atomic.AtomicBoolean passQueued = new java.util.concurrent.atomic.AtomicBoolean();
 
     private record Stop(String reason, long deadlineMillis, String preemptor) {
     }
@@ -974,9 +975,21 @@ public class SchedulerEngine {
                 });
     }
 
+    /**
+     * Queues a scheduling pass behind the operations already waiting, unless one is queued and has
+     * not started yet: that one will see this caller's committed change too. A burst of submissions
+     * thus costs one pass, not one each.
+     */
     private Uni<Void> scheduleSoon() {
-        return serial.run(this::schedulePending).invoke(this::publishOutbox)
+        if (!passQueued.compareAndSet(false, true)) {
+            return Uni.createFrom().voidItem();
+        }
+        return serial.run(() -> {
+                    passQueued.set(false);
+                    return schedulePending();
+                }).invoke(this::publishOutbox)
                 .onFailure().recoverWithItem(f -> {
+                    passQueued.set(false);
                     LOG.warn("scheduling pass failed; the next one retries", f);
                     return null;
                 });
