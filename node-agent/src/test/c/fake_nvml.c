@@ -3,10 +3,11 @@
  * signatures, constants and struct layouts, and answers with scripted values. It reads
  * "scenario.txt" next to itself at nvmlInit_v2 (one "key=value" a line):
  *   init=9                      nvmlInit_v2 returns this code (9: NVML_ERROR_DRIVER_NOT_LOADED)
- *   gpus=3                      how many GPUs (at most 4)
+ *   gpus=3                      how many GPUs (at most 8; GPUs 2..7 are A10Gs)
  *   lost=1                      this GPU index answers NVML_ERROR_GPU_IS_LOST to every device query
  *   unsupported=nvmlDeviceGetPowerUsage   this symbol answers NVML_ERROR_NOT_SUPPORTED (repeatable)
  *   garbage=0                   this GPU's name and UUID fill the whole buffer, unterminated, with bytes that are not UTF-8
+ *   xid=0:79                    an XID critical error event (GPU 0, XID 79) waits in the event set, delivered once (repeatable)
  * Default: 3 GPUs; GPU 0 and 1 joined by NVLink, GPU 1 in MIG mode with two instances
  * (3g.40gb and 1g.10gb), GPU 2 alone. Build with -DLEGACY_ONLY to leave out the optional
  * symbols nvmlDeviceGetTemperatureV and nvmlDeviceGetTotalEnergyConsumption.
@@ -47,7 +48,7 @@ typedef struct {
 } nvmlTemperature_v1_t;
 #define nvmlTemperature_v1 ((unsigned int)(sizeof(nvmlTemperature_v1_t) | (1 << 24U)))
 
-#define MAX_GPUS 4
+#define MAX_GPUS 8
 #define MIG_PER_GPU 2
 #define NVLINK_MAX 18
 
@@ -65,16 +66,23 @@ static int garbage_gpu = -1;
 static char unsupported[32][64];
 static int unsupported_count = 0;
 static int init_code = 0;
+#define MAX_XIDS 8
+static int xid_gpu[MAX_XIDS], xid_code[MAX_XIDS];
+static int xid_count = 0, xid_next = 0;
+static unsigned long long registered_events[MAX_GPUS];
 
 static const char *names[MAX_GPUS] = {
-    "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA A10G", "NVIDIA A10G"};
+    "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA A10G", "NVIDIA A10G",
+    "NVIDIA A10G", "NVIDIA A10G", "NVIDIA A10G", "NVIDIA A10G"};
 static const char *bus_ids[MAX_GPUS] = {
-    "00000000:18:00.0", "00000000:2A:00.0", "00000000:3A:00.0", "00000000:4A:00.0"};
+    "00000000:18:00.0", "00000000:2A:00.0", "00000000:3A:00.0", "00000000:4A:00.0",
+    "00000000:5A:00.0", "00000000:6A:00.0", "00000000:7A:00.0", "00000000:8A:00.0"};
 static const char *mig_profiles[MIG_PER_GPU] = {"3g.40gb", "1g.10gb"};
 static const unsigned long long mig_mem_mib[MIG_PER_GPU] = {40192, 9984};
 
 static void load_scenario(void) {
     gpu_count = 3; lost_gpu = -1; garbage_gpu = -1; unsupported_count = 0; init_code = 0;
+    xid_count = 0; xid_next = 0; memset(registered_events, 0, sizeof registered_events);
     Dl_info info;
     if (!dladdr((void *)load_scenario, &info) || info.dli_fname == NULL) return;
     char path[4096];
@@ -95,6 +103,9 @@ static void load_scenario(void) {
         else if (!strcmp(key, "gpus")) gpu_count = atoi(value) > MAX_GPUS ? MAX_GPUS : atoi(value);
         else if (!strcmp(key, "lost")) lost_gpu = atoi(value);
         else if (!strcmp(key, "garbage")) garbage_gpu = atoi(value);
+        else if (!strcmp(key, "xid") && xid_count < MAX_XIDS && strchr(value, ':') != NULL) {
+            xid_gpu[xid_count] = atoi(value); xid_code[xid_count] = atoi(strchr(value, ':') + 1); xid_count++;
+        }
         else if (!strcmp(key, "unsupported") && unsupported_count < 32)
             snprintf(unsupported[unsupported_count++], 64, "%s", value);
     }
@@ -335,4 +346,54 @@ nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(struct fake_device *d, unsigned
     memset(pci, 0, sizeof *pci);
     snprintf(pci->busId, sizeof pci->busId, "%s", bus_ids[d->gpu == 0 ? 1 : 0]);
     return NVML_SUCCESS;
+}
+
+/* Event sets: one static set; XID events from the scenario are handed out once each, in order. */
+#define NVML_ERROR_TIMEOUT 10
+#define nvmlEventTypeXidCriticalError 0x0000000000000008LL
+typedef struct {
+    struct fake_device *device;
+    unsigned long long eventType;
+    unsigned long long eventData;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+} nvmlEventData_t;
+static int the_event_set = 42;
+
+nvmlReturn_t nvmlEventSetCreate(void **set) {
+    if (!initialized) return NVML_ERROR_UNINITIALIZED;
+    if (set == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    if (is_unsupported("nvmlEventSetCreate")) return NVML_ERROR_NOT_SUPPORTED;
+    *set = &the_event_set;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceRegisterEvents(struct fake_device *d, unsigned long long eventTypes, void *set) {
+    nvmlReturn_t r = check(d, "nvmlDeviceRegisterEvents");
+    if (r != NVML_SUCCESS) return r;
+    if (set != &the_event_set) return NVML_ERROR_INVALID_ARGUMENT;
+    registered_events[d->gpu] |= eventTypes;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlEventSetWait_v2(void *set, nvmlEventData_t *data, unsigned int timeoutms) {
+    (void)timeoutms;
+    if (!initialized) return NVML_ERROR_UNINITIALIZED;
+    if (set != &the_event_set || data == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    while (xid_next < xid_count) {
+        int g = xid_gpu[xid_next], code = xid_code[xid_next];
+        xid_next++;
+        if (g < 0 || g >= gpu_count || !(registered_events[g] & nvmlEventTypeXidCriticalError)) continue;
+        data->device = &gpus[g];
+        data->eventType = nvmlEventTypeXidCriticalError;
+        data->eventData = (unsigned long long)code;
+        data->gpuInstanceId = 0xFFFFFFFFU;
+        data->computeInstanceId = 0xFFFFFFFFU;
+        return NVML_SUCCESS;
+    }
+    return NVML_ERROR_TIMEOUT;
+}
+
+nvmlReturn_t nvmlEventSetFree(void *set) {
+    return set == &the_event_set ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
 }

@@ -29,7 +29,8 @@ class ArchitectureTest {
     @Test
     void runnerAndBackendBoundariesImportNoFramework() {
         noClasses().that().resideInAnyPackage("dev.gpucloud.agent.runner..", "dev.gpucloud.agent.backend..",
-                        "dev.gpucloud.agent.nvml..")
+                        "dev.gpucloud.agent.nvml..", "dev.gpucloud.agent.spool..", "dev.gpucloud.agent.cloud..",
+                        "dev.gpucloud.agent.inventory..")
                 .should().dependOnClassesThat().resideInAnyPackage(FRAMEWORKS)
                 .check(AGENT);
     }
@@ -37,7 +38,8 @@ class ArchitectureTest {
     @Test
     void theCoreDoesNotReachIntoTheAdapters() {
         noClasses().that().resideInAnyPackage("dev.gpucloud.agent.sim..", "dev.gpucloud.agent.runner..",
-                        "dev.gpucloud.agent.backend..", "dev.gpucloud.agent.nvml..")
+                        "dev.gpucloud.agent.backend..", "dev.gpucloud.agent.nvml..", "dev.gpucloud.agent.spool..",
+                        "dev.gpucloud.agent.cloud..", "dev.gpucloud.agent.inventory..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.gpucloud.agent.messaging..",
                         "dev.gpucloud.agent.rest..", "dev.gpucloud.agent.config..", "dev.gpucloud.agent.health..")
                 .check(AGENT);

@@ -34,6 +34,15 @@ public interface AgentConfig {
     /** The simulated backend. */
     Sim sim();
 
+    /** How allocations are run: real child processes, or the simulation. */
+    Runner runner();
+
+    /** Where usage and allocation events wait for the broker, and how telemetry is shed. */
+    Spool spool();
+
+    /** The cloud metadata service: spot and rebalance notices, instance type, zone and capacity type. */
+    Cloud cloud();
+
     /** The real host the nvml and nvidia-smi backends describe: the facts NVML cannot know. */
     Host host();
 
@@ -82,6 +91,13 @@ public interface AgentConfig {
 
         /** The RDMA switches from the fabric's top down to the host's leaf, e.g. spine-1,leaf-3. */
         Optional<List<String>> switchPath();
+
+        /** Where sysfs is mounted: RDMA NICs are read from its class/infiniband. */
+        @WithDefault("/sys")
+        String sysfsRoot();
+
+        /** The local NVMe dataset cache: each sub-directory is a dataset, reported in gpu.inventory's cachedDatasets. */
+        Optional<String> datasetCacheDir();
     }
 
     /** Where libnvidia-ml is. */
@@ -101,6 +117,93 @@ public interface AgentConfig {
         /** How long one query may take before it is killed and recorded as a fault. */
         @WithDefault("10s")
         Duration timeout();
+    }
+
+    /** Which cloud's metadata service to read, and how. */
+    interface Cloud {
+
+        /** none, aws (IMDSv2), gcp or azure (Scheduled Events). */
+        @WithDefault("none")
+        CloudProvider provider();
+
+        /** The metadata service's base URL; the cloud's own address when unset. */
+        Optional<String> endpoint();
+
+        /** How long one metadata request may take. */
+        @WithDefault("2s")
+        Duration timeout();
+
+        /** How often notices are polled (AWS updates instance-action every 5 s). */
+        @WithDefault("5s")
+        Duration pollInterval();
+    }
+
+    /** The clouds whose metadata services the agent reads. */
+    enum CloudProvider {
+        /** No metadata service (a simulated fleet, or a machine outside a cloud). */
+        NONE,
+        /** EC2 instance metadata, IMDSv2. */
+        AWS,
+        /** Compute Engine metadata. */
+        GCP,
+        /** Azure Instance Metadata Service and its Scheduled Events. */
+        AZURE
+    }
+
+    /** The durable spool of usage and allocation events, and the telemetry queue. */
+    interface Spool {
+
+        /** The spool's directory; a temp folder named after the agent id when unset. */
+        Optional<String> dir();
+
+        /** Force each spooled batch to disk before it counts as written (off only for benchmarks). */
+        @WithDefault("true")
+        boolean fsync();
+
+        /** How many spooled records one sending round sends at most. */
+        @WithDefault("500")
+        int batch();
+
+        /** How many telemetry samples may wait for the broker; beyond that the oldest are shed (and counted). */
+        @WithDefault("1000")
+        int telemetryQueue();
+
+        /** How many telemetry samples may be in flight to the broker at once. */
+        @WithDefault("256")
+        int telemetryInFlight();
+    }
+
+    /** How allocations are run. */
+    interface Runner {
+
+        /** auto runs real processes with a real GPU backend and simulates runs with the simulated one. */
+        @WithDefault("auto")
+        RunnerKind kind();
+
+        /** Each allocation gets a working directory (and its output.log) under here; a temp folder when unset. */
+        Optional<String> dir();
+
+        /** How long a stopped workload has between SIGTERM and SIGKILL. */
+        @WithDefault("30s")
+        Duration stopGrace();
+
+        /** The signal that asks a workload to save a checkpoint. */
+        @WithDefault("SIGUSR1")
+        String checkpointSignal();
+
+        /** How long a checkpoint may take when the CHECKPOINT command names no deadline. */
+        @WithDefault("10m")
+        Duration checkpointTimeout();
+    }
+
+    /** Which runner carries out node.commands. */
+    enum RunnerKind {
+        /** process for the nvml and nvidia-smi backends, simulated for the simulated backend. */
+        AUTO,
+        /** Real child processes, on whichever hosts the backend describes (simulated ones included). */
+        PROCESS,
+        /** The simulated fleet's runs (only with the simulated backend's hosts). */
+        SIMULATED
     }
 
     /** How the simulated fleet looks and behaves. */

@@ -1,12 +1,20 @@
 package dev.gpucloud.agent.config;
 
 import dev.gpucloud.agent.backend.GpuBackend;
+import dev.gpucloud.agent.cloud.InstanceFacts;
+import dev.gpucloud.agent.cloud.MetadataException;
+import dev.gpucloud.agent.cloud.MetadataProvider;
+import dev.gpucloud.agent.inventory.EnrichedBackend;
+import dev.gpucloud.agent.inventory.RdmaNics;
+import dev.gpucloud.agent.inventory.RdmaPort;
 import dev.gpucloud.agent.nvml.HostFacts;
 import dev.gpucloud.agent.nvml.Nvml;
 import dev.gpucloud.agent.nvml.NvidiaSmiBackend;
 import dev.gpucloud.agent.nvml.NvmlBackend;
 import dev.gpucloud.agent.nvml.NvmlUnavailableException;
 import dev.gpucloud.agent.runner.AllocationRunner;
+import dev.gpucloud.agent.runner.ProcessRunner;
+import dev.gpucloud.agent.runner.RunnerSettings;
 import dev.gpucloud.agent.sim.SimulatedFleet;
 import dev.gpucloud.agent.sim.SimulationSettings;
 import jakarta.enterprise.inject.Disposes;
@@ -19,14 +27,16 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
- * Chooses the agent's GPU backend and runner from configuration. The simulated fleet is always
- * the runner; it is also the GPU backend when gpucloud.agent.backend is simulated, or auto on a
- * host where neither NVML nor nvidia-smi answers.
+ * Chooses the agent's GPU backend and runner from configuration. The simulated fleet is the GPU
+ * backend when gpucloud.agent.backend is simulated, or auto on a host where neither NVML nor
+ * nvidia-smi answers; allocations run as real processes with a real backend and are simulated
+ * with the simulated one, unless gpucloud.agent.runner.kind says otherwise.
  */
 public class BackendProducer {
 
@@ -40,7 +50,7 @@ public class BackendProducer {
 
     @Produces
     @Singleton
-    @Typed({SimulatedFleet.class, AllocationRunner.class})
+    @Typed(SimulatedFleet.class)
     SimulatedFleet simulatedFleet(AgentConfig config, Clock clock) {
         AgentConfig.Sim sim = config.sim();
         SimulationSettings settings = new SimulationSettings(sim.fleet(), sim.nodePrefix(), sim.zone(), sim.seed(),
@@ -62,11 +72,63 @@ public class BackendProducer {
                 LOG::info);
         LOG.infof("agent %s reads GPUs through the %s backend (gpucloud.agent.backend=%s)", config.id(), backend.name(),
                 config.backend().name().toLowerCase().replace('_', '-'));
-        return backend;
+        Path datasets = config.host().datasetCacheDir().filter(d -> !d.isBlank()).map(Path::of).orElse(null);
+        InstanceFacts facts = null;
+        if (backend != fleet) {
+            List<RdmaPort> nics = RdmaNics.read(Path.of(config.host().sysfsRoot()));
+            LOG.infof("RDMA ports under %s/class/infiniband: %s", config.host().sysfsRoot(), nics.isEmpty() ? "none"
+                    : nics.stream().map(p -> p.device() + "/" + p.port() + " " + p.state() + " " + p.linkLayer() + " "
+                            + p.rate()).toList());
+            Optional<MetadataProvider> cloud = CloudProducer.provider(config.cloud());
+            if (cloud.isPresent()) {
+                try {
+                    facts = cloud.get().instance();
+                    LOG.infof("%s metadata: %s", cloud.get().cloud(), facts);
+                } catch (MetadataException e) {
+                    LOG.warnf("%s metadata: cannot read the instance's facts (%s); the configured ones stand",
+                            cloud.get().cloud(), e.getMessage());
+                }
+            }
+        }
+        if (datasets != null) {
+            LOG.infof("reporting the datasets cached in %s", datasets);
+        }
+        return datasets == null && facts == null ? backend : new EnrichedBackend(backend, datasets, facts);
+    }
+
+    @Produces
+    @Singleton
+    AllocationRunner allocationRunner(AgentConfig config, GpuBackend backend, SimulatedFleet fleet, Clock clock) {
+        AgentConfig.Runner runner = config.runner();
+        boolean simulatedBackend = EnrichedBackend.unwrap(backend) == fleet;
+        AgentConfig.RunnerKind kind = runner.kind();
+        if (kind == AgentConfig.RunnerKind.AUTO) {
+            kind = simulatedBackend ? AgentConfig.RunnerKind.SIMULATED : AgentConfig.RunnerKind.PROCESS;
+        }
+        if (kind == AgentConfig.RunnerKind.SIMULATED) {
+            if (!simulatedBackend) {
+                throw new IllegalStateException("gpucloud.agent.runner.kind=simulated needs the simulated backend, but the "
+                        + backend.name() + " backend is in use");
+            }
+            LOG.infof("agent %s simulates its allocations", config.id());
+            return fleet;
+        }
+        Path dir = runner.dir().filter(d -> !d.isBlank()).map(Path::of)
+                .orElse(Path.of(System.getProperty("java.io.tmpdir"), "gpucloud-agent-" + config.id(), "runs"));
+        RunnerSettings settings = new RunnerSettings(dir, config.usageInterval(), runner.stopGrace(),
+                runner.checkpointSignal(), runner.checkpointTimeout());
+        LOG.infof("agent %s runs allocations as processes (%s)", config.id(), settings);
+        return new ProcessRunner(backend.inventory(), settings, clock);
+    }
+
+    void closeRunner(@Disposes AllocationRunner runner) {
+        if (runner instanceof ProcessRunner process) {
+            process.close();
+        }
     }
 
     void closeBackend(@Disposes GpuBackend backend) {
-        if (backend instanceof NvmlBackend nvml) {
+        if (EnrichedBackend.unwrap(backend) instanceof NvmlBackend nvml) {
             nvml.close();
         }
     }

@@ -7,14 +7,11 @@ import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.events.UsageEvent;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.reactive.messaging.MutinyEmitter;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.eclipse.microprofile.reactive.messaging.Channel;
-import org.eclipse.microprofile.reactive.messaging.OnOverflow;
 import org.jboss.logging.Logger;
 
 /**
@@ -28,9 +25,7 @@ public class EventPublisher {
     private static final Logger LOG = Logger.getLogger(EventPublisher.class);
 
     @Inject
-    @Channel("events-out")
-    @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 16_384)
-    MutinyEmitter<ProducerRecord<String, byte[]>> emitter;
+    DurableOutbox outbox;
 
     /** The CloudEvents source of events about {@code nodeId}. */
     public static String source(String nodeId) {
@@ -42,40 +37,53 @@ public class EventPublisher {
         return EventRecords.record(topic, key, payload, source(nodeId));
     }
 
-    /** Sends one record once subscribed; the item arrives when the broker has it. */
+    /** Sends one record once subscribed; the item arrives when the broker has it. Not spooled. */
     public Uni<Void> send(ProducerRecord<String, byte[]> record) {
-        return emitter.send(record);
+        return outbox.send(record);
+    }
+
+    /** Queues one telemetry record; telemetry may be shed, oldest first, while the broker is away. */
+    public void sendTelemetry(ProducerRecord<String, byte[]> record) {
+        outbox.telemetry(record);
+    }
+
+    /** Spools records (usage, allocation and node events): durable on return, removed once Kafka has them. */
+    public void spool(List<ProducerRecord<String, byte[]>> records) {
+        outbox.spool(records);
     }
 
     /**
-     * Logs and sends a runner's reports; completes when the broker has them all. A send that fails
-     * (after the producer's own retries) is logged, not thrown: the run has happened either way.
+     * Logs a runner's reports and writes their events to the durable spool; completes once they are
+     * on disk. They reach Kafka from there, however long the broker is away.
      */
     public Uni<Void> publish(Reports reports) {
         if (reports.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
         reports.notes().forEach(note -> LOG.info(note));
-        List<Uni<Void>> sends = new ArrayList<>();
+        List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
         for (AllocationEvent event : reports.allocationEvents()) {
             log(event);
-            sends.add(send(record(Topics.ALLOCATION_EVENTS, event.jobId(), event, event.nodeId()))
-                    .onFailure().invoke(e -> LOG.errorf(e, "lost %s of %s: %s", event.type(), event.allocationId(),
-                            e.getMessage()))
-                    .onFailure().recoverWithNull());
+            records.add(record(Topics.ALLOCATION_EVENTS, event.jobId(), event, event.nodeId()));
         }
         for (UsageEvent usage : reports.usage()) {
             LOG.debugf("usage of %s: [%s, %s) %d x %s", usage.allocationId(), usage.from(), usage.to(), usage.units(),
                     usage.sku().code());
-            sends.add(send(record(Topics.USAGE_EVENTS, usage.allocationId(), usage, usage.nodeId()))
-                    .onFailure().invoke(e -> LOG.errorf(e, "lost usage [%s, %s) of %s: %s", usage.from(), usage.to(),
-                            usage.allocationId(), e.getMessage()))
-                    .onFailure().recoverWithNull());
+            records.add(record(Topics.USAGE_EVENTS, usage.allocationId(), usage, usage.nodeId()));
         }
-        if (sends.isEmpty()) {
+        if (records.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return Uni.join().all(sends).andCollectFailures().replaceWithVoid();
+        try {
+            spool(records);
+            return Uni.createFrom().voidItem();
+        } catch (RuntimeException e) {
+            // The disk refused (full, read-only): send directly rather than not at all.
+            LOG.errorf(e, "cannot spool %d event(s), sending them without the spool: %s", records.size(), e.getMessage());
+            return Uni.join().all(records.stream().map(r -> send(r).onFailure().invoke(f -> LOG.errorf(
+                    "lost %s record %s: %s", r.topic(), r.key(), f.getMessage())).onFailure().recoverWithNull())
+                    .toList()).andCollectFailures().replaceWithVoid();
+        }
     }
 
     private static void log(AllocationEvent event) {

@@ -18,7 +18,7 @@ import org.jboss.logging.Logger;
 /**
  * Tells the control plane about this agent's hosts: their description on gpu.inventory at start
  * and every inventory interval (the topic is compacted, so the last one stands), one telemetry
- * sample per host per telemetry interval, and a tombstone per host when the agent shuts down, so
+ * sample per host per telemetry interval (shed oldest first while the broker is away), and a tombstone per host when the agent shuts down, so
  * that the hosts leave the inventory.
  */
 @ApplicationScoped
@@ -40,9 +40,7 @@ public class HostReporter {
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void sampleTelemetry() {
         for (TelemetrySample sample : backend.sample()) {
-            publisher.send(EventPublisher.record(Topics.GPU_TELEMETRY, sample.nodeId(), sample, sample.nodeId()))
-                    .subscribe().with(ok -> { },
-                            e -> LOG.warnf("telemetry of %s not sent: %s", sample.nodeId(), e.getMessage()));
+            publisher.sendTelemetry(EventPublisher.record(Topics.GPU_TELEMETRY, sample.nodeId(), sample, sample.nodeId()));
         }
     }
 

@@ -261,6 +261,53 @@ public final class Nvml implements AutoCloseable {
         }
     }
 
+    /** An event from an NVML event set: the device it came from, its type bit and its data (the XID). */
+    public record Event(Pointer device, long type, long data) {
+    }
+
+    /** nvmlEventTypeXidCriticalError. */
+    public static final long EVENT_XID_CRITICAL_ERROR = 0x8L;
+
+    /** nvmlEventSetCreate. */
+    public Pointer eventSetCreate() {
+        PointerByReference set = new PointerByReference();
+        check("nvmlEventSetCreate", () -> lib.nvmlEventSetCreate(set));
+        return set.getValue();
+    }
+
+    /** nvmlDeviceRegisterEvents. */
+    public void registerEvents(Pointer device, long types, Pointer set) {
+        check("nvmlDeviceRegisterEvents", () -> lib.nvmlDeviceRegisterEvents(device, types, set));
+    }
+
+    /** nvmlEventSetWait_v2; null when nothing arrived within {@code timeoutMs} (NVML_ERROR_TIMEOUT). */
+    public Event eventSetWait(Pointer set, int timeoutMs) {
+        Memory data = buffer(EVENT_DATA_SIZE);
+        int code;
+        try {
+            code = lib.nvmlEventSetWait_v2(set, data, timeoutMs);
+        } catch (UnsatisfiedLinkError e) {
+            throw new NvmlException("nvmlEventSetWait_v2", NvmlReturn.ERROR_FUNCTION_NOT_FOUND,
+                    "this libnvidia-ml does not export nvmlEventSetWait_v2");
+        }
+        if (code == ERROR_TIMEOUT) {
+            return null;
+        }
+        if (code != NvmlReturn.SUCCESS) {
+            throw new NvmlException("nvmlEventSetWait_v2", code, describe(code));
+        }
+        return new Event(data.getPointer(0), data.getLong(8), data.getLong(16));
+    }
+
+    /** nvmlEventSetFree. */
+    public void eventSetFree(Pointer set) {
+        check("nvmlEventSetFree", () -> lib.nvmlEventSetFree(set));
+    }
+
+    /** sizeof(nvmlEventData_t) on 64-bit: device pointer, eventType, eventData, two instance ids. */
+    static final int EVENT_DATA_SIZE = 32;
+    static final int ERROR_TIMEOUT = 10;
+
     private void check(String call, NativeCall nativeCall) {
         int code;
         try {

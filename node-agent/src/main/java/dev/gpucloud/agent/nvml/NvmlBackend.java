@@ -90,9 +90,75 @@ public final class NvmlBackend implements GpuBackend, AutoCloseable {
         return List.of(new TelemetrySample(host.nodeId(), host.hostname(), now, readings));
     }
 
+    /** An XID critical error NVML reported for GPU {@code gpuIndex} (-1 when the device is not one of ours). */
+    public record XidEvent(int gpuIndex, long xid, Instant seenAt) {
+    }
+
+    private Pointer eventSet;
+    private boolean eventsUnavailable;
+    private final Map<Integer, Integer> lastXid = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The XID critical errors that arrived since the last call (at most 100), from an NVML event set
+     * registered on every GPU on first use. A driver without event support is recorded as a fault
+     * once and then left alone.
+     */
+    public synchronized List<XidEvent> pollXids() {
+        Instant now = clock.instant();
+        List<XidEvent> out = new ArrayList<>();
+        if (eventsUnavailable) {
+            return out;
+        }
+        List<Pointer> handles = new ArrayList<>();
+        try {
+            int count = nvml.deviceCount();
+            for (int index = 0; index < count; index++) {
+                handles.add(nvml.handle(index));
+            }
+            if (eventSet == null) {
+                eventSet = nvml.eventSetCreate();
+                for (int index = 0; index < handles.size(); index++) {
+                    try {
+                        nvml.registerEvents(handles.get(index), Nvml.EVENT_XID_CRITICAL_ERROR, eventSet);
+                    } catch (NvmlException e) {
+                        faults.record(now, index, "XID events not watched: " + e.getMessage());
+                    }
+                }
+            }
+            for (int i = 0; i < 100; i++) {
+                Nvml.Event event = nvml.eventSetWait(eventSet, 0);
+                if (event == null) {
+                    break;
+                }
+                if ((event.type() & Nvml.EVENT_XID_CRITICAL_ERROR) == 0) {
+                    continue;
+                }
+                int index = handles.indexOf(event.device());
+                if (index >= 0) {
+                    lastXid.put(index, (int) event.data());
+                }
+                out.add(new XidEvent(index, event.data(), now));
+            }
+        } catch (NvmlException e) {
+            if (eventSet == null) {
+                eventsUnavailable = true;
+            }
+            faults.record(now, -1, "XID events: " + e.getMessage());
+        }
+        return out;
+    }
+
     /** nvmlShutdown. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (eventSet != null) {
+            try {
+                nvml.eventSetFree(eventSet);
+            } catch (NvmlException e) {
+                // shutting down anyway
+            }
+            eventSet = null;
+        }
         nvml.close();
     }
 
@@ -156,7 +222,7 @@ public final class NvmlBackend implements GpuBackend, AutoCloseable {
                 optional(() -> nvml.clockMhz(device, NvmlLayout.CLOCK_MEM), index, now),
                 optional(() -> nvml.eccErrors(device, NvmlLayout.ECC_CORRECTED), index, now),
                 optional(() -> nvml.eccErrors(device, NvmlLayout.ECC_UNCORRECTED), index, now),
-                null, null, null, null, null,
+                lastXid.get(index), null, null, null, null,
                 migs);
     }
 

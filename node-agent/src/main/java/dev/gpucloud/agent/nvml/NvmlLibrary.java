@@ -61,4 +61,12 @@ public interface NvmlLibrary extends Library {
     int nvmlDeviceGetNvLinkState(Pointer device, int link, IntByReference isActive);
 
     int nvmlDeviceGetNvLinkRemotePciInfo_v2(Pointer device, int link, Pointer pciInfo);
+
+    int nvmlEventSetCreate(PointerByReference set);
+
+    int nvmlDeviceRegisterEvents(Pointer device, long eventTypes, Pointer set);
+
+    int nvmlEventSetWait_v2(Pointer set, Pointer data, int timeoutMs);
+
+    int nvmlEventSetFree(Pointer set);
 }

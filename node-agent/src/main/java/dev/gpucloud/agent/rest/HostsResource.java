@@ -1,6 +1,9 @@
 package dev.gpucloud.agent.rest;
 
 import dev.gpucloud.agent.backend.GpuBackend;
+import dev.gpucloud.agent.config.AgentConfig;
+import dev.gpucloud.agent.inventory.RdmaNics;
+import dev.gpucloud.agent.inventory.RdmaPort;
 import dev.gpucloud.agent.runner.AllocationRunner;
 import dev.gpucloud.agent.runner.RunningAllocation;
 import dev.gpucloud.contracts.events.GpuDevice;
@@ -30,15 +33,19 @@ public class HostsResource {
             int gpuCount,
             List<String> gpuUuids,
             String backend,
+            List<String> cachedDatasets,
+            List<RdmaPort> rdmaPorts,
             List<RunningAllocation> allocations) {
     }
 
     private final GpuBackend backend;
     private final AllocationRunner runner;
+    private final AgentConfig config;
 
-    public HostsResource(GpuBackend backend, AllocationRunner runner) {
+    public HostsResource(GpuBackend backend, AllocationRunner runner, AgentConfig config) {
         this.backend = backend;
         this.runner = runner;
+        this.config = config;
     }
 
     @GET
@@ -46,13 +53,18 @@ public class HostsResource {
     public List<HostView> hosts() {
         Map<String, List<RunningAllocation>> running = runner.running().stream()
                 .collect(Collectors.groupingBy(RunningAllocation::nodeId));
-        return backend.inventory().stream().map(h -> view(h, running.getOrDefault(h.nodeId(), List.of()))).toList();
+        // A real host's RDMA ports come from its sysfs; simulated hosts have none there.
+        List<RdmaPort> rdma = "simulated".equals(backend.name()) ? List.of()
+                : RdmaNics.read(java.nio.file.Path.of(config.host().sysfsRoot()));
+        return backend.inventory().stream()
+                .map(h -> view(h, rdma, running.getOrDefault(h.nodeId(), List.of()))).toList();
     }
 
-    private static HostView view(HostInventory host, List<RunningAllocation> allocations) {
+    private static HostView view(HostInventory host, List<RdmaPort> rdma, List<RunningAllocation> allocations) {
         String model = host.gpus().stream().map(GpuDevice::model).distinct().collect(Collectors.joining(","));
         return new HostView(host.nodeId(), host.instanceType(), host.zone(), host.capacityType().name(),
                 host.priceMicrosPerHour(), host.rdmaFabric(), host.switchPath(), model, host.gpus().size(),
-                host.gpus().stream().map(GpuDevice::uuid).toList(), host.backend(), allocations);
+                host.gpus().stream().map(GpuDevice::uuid).toList(), host.backend(), host.cachedDatasets(), rdma,
+                allocations);
     }
 }

@@ -1,5 +1,7 @@
 /**
- * Running allocations: the interface that the simulated fleet implements now and a process runner
- * (one OS process per worker, its exit code reported) will implement for real hosts. Plain Java.
+ * Running allocations: the {@link dev.gpucloud.agent.runner.AllocationRunner} interface, which the
+ * simulated fleet and the {@link dev.gpucloud.agent.runner.ProcessRunner} (one OS process per
+ * allocation, its exit code reported) implement, and what both share: usage intervals, GPU claims,
+ * remembered ids. Plain Java.
  */
 package dev.gpucloud.agent.runner;

@@ -24,7 +24,7 @@ import java.util.UUID;
 public final class FleetSpec {
 
     /** The most hosts one spec may describe. */
-    public static final int MAX_HOSTS = 1000;
+    public static final int MAX_HOSTS = 10_000;
 
     /** How many hosts share one leaf switch of an RDMA fabric. */
     public static final int HOSTS_PER_LEAF = 4;

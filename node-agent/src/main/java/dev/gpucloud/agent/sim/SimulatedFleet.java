@@ -1,5 +1,8 @@
 package dev.gpucloud.agent.sim;
 
+import dev.gpucloud.agent.runner.RecentIds;
+import dev.gpucloud.agent.runner.Interval;
+import dev.gpucloud.agent.runner.UsageMeter;
 import dev.gpucloud.agent.backend.GpuBackend;
 import dev.gpucloud.agent.runner.AllocationRunner;
 import dev.gpucloud.agent.runner.Reports;
@@ -45,6 +48,7 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
     private final Map<String, SimulatedHost> hosts = new LinkedHashMap<>();
     private final Map<String, SimulatedRun> runs = new LinkedHashMap<>();
     private final RecentIds seenCommands = new RecentIds(REMEMBERED_COMMANDS);
+    private final RecentIds ended = new RecentIds(REMEMBERED_COMMANDS);
 
     public SimulatedFleet(SimulationSettings settings, Clock clock) {
         this.settings = settings;
@@ -126,6 +130,7 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
         }
         SimulatedHost.Result result = host.check(command.gpuIndices(), command.migInstanceUuid(), command.milliGpu());
         if (result.claim() == null) {
+            ended.put(command.allocationId(), "could not start");
             out.events.add(new AllocationEvent(command.allocationId(), command.jobId(), host.nodeId(),
                     AllocationEventType.EXITED, now, EXIT_CANNOT_START, null, "cannot start: " + result.problem()));
             return;
@@ -150,7 +155,7 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
     private void checkpoint(NodeCommand command, Instant now, Collector out) {
         SimulatedRun run = runs.get(command.allocationId());
         if (run == null) {
-            out.notes.add("ignored CHECKPOINT " + command.commandId() + ": " + command.allocationId() + " is not running");
+            notRunning(command, now, out);
             return;
         }
         String dir = firstText(command.checkpointDir(), run.start.checkpointDir(), "/checkpoints/" + run.start.jobId());
@@ -160,24 +165,74 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
         run.checkpoints++;
         String path = dir + "/" + run.allocationId() + "-ckpt-" + run.checkpoints;
         run.saves.add(new SimulatedRun.PendingSave(now.plus(settings.checkpointSave()), path, command.commandId()));
+        run.nextDue = now;
         advanceTo(now, out);
     }
 
     private void stop(NodeCommand command, Instant now, Collector out) {
         SimulatedRun run = runs.get(command.allocationId());
         if (run == null) {
-            out.notes.add("ignored STOP " + command.commandId() + ": " + command.allocationId() + " is not running");
+            notRunning(command, now, out);
             return;
         }
         finish(run, now, EXIT_STOPPED, "stopped by command " + command.commandId() + " after "
                 + seconds(Duration.between(run.startedAt, now)), out);
     }
 
+    /**
+     * A CHECKPOINT or STOP for an allocation that does not run here: one that ended a moment ago is
+     * only noted (its EXITED was sent); one never seen is answered with LOST, so the scheduler
+     * learns that this host does not run it.
+     */
+    private void notRunning(NodeCommand command, Instant now, Collector out) {
+        String end = ended.get(command.allocationId());
+        if (end != null) {
+            out.notes.add("ignored " + command.type() + " " + command.commandId() + ": " + command.allocationId()
+                    + " already " + end);
+            return;
+        }
+        out.events.add(new AllocationEvent(command.allocationId(), command.jobId(), command.nodeId(),
+                AllocationEventType.LOST, now, null, null, "unknown allocation: " + command.allocationId()
+                        + " does not run on " + command.nodeId() + " (" + command.type() + " " + command.commandId()
+                        + ")"));
+    }
+
+    /**
+     * Takes a host out of the fleet as if it had died: each allocation on it is reported LOST (its
+     * usage cut now), and the host no longer answers, samples or takes commands. Null when no such
+     * host is simulated here.
+     */
+    public synchronized Reports loseHost(String nodeId) {
+        SimulatedHost host = hosts.get(nodeId);
+        if (host == null) {
+            return null;
+        }
+        Instant now = now();
+        Collector out = new Collector();
+        advanceTo(now, out);
+        for (SimulatedRun run : new ArrayList<>(runs.values())) {
+            if (run.host != host) {
+                continue;
+            }
+            usage(run, run.meter.close(now), out);
+            out.events.add(new AllocationEvent(run.allocationId(), run.start.jobId(), nodeId, AllocationEventType.LOST,
+                    now, null, null, "host " + nodeId + " was lost (injected fault)"));
+            runs.remove(run.allocationId());
+            ended.put(run.allocationId(), "lost with its host");
+        }
+        hosts.remove(nodeId);
+        out.notes.add("host " + nodeId + " lost (injected fault)");
+        return out.reports();
+    }
+
     /** Saves, usage and exits that fell due by {@code now}, in the order of the runs' starts. */
     private void advanceTo(Instant now, Collector out) {
-        Iterator<SimulatedRun> it = new ArrayList<>(runs.values()).iterator();
+        Iterator<SimulatedRun> it = runs.values().iterator(); // no copy: a command must not cost a copy of every run
         while (it.hasNext()) {
             SimulatedRun run = it.next();
+            if (now.isBefore(run.nextDue)) {
+                continue; // nothing of this run can have fallen due yet
+            }
             Instant until = run.endsAt.isBefore(now) ? run.endsAt : now;
             Iterator<SimulatedRun.PendingSave> saves = run.saves.iterator();
             while (saves.hasNext()) {
@@ -190,10 +245,18 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
                 }
             }
             if (!run.endsAt.isAfter(now)) {
+                it.remove();
                 finish(run, run.endsAt, run.plan.exitCode(), "exited " + run.plan.exitCode() + " after "
                         + seconds(run.plan.duration()), out);
             } else {
                 usage(run, run.meter.due(until), out);
+                Instant next = run.meter.nextBoundary().isBefore(run.endsAt) ? run.meter.nextBoundary() : run.endsAt;
+                for (SimulatedRun.PendingSave save : run.saves) {
+                    if (save.savedAt().isBefore(next)) {
+                        next = save.savedAt();
+                    }
+                }
+                run.nextDue = next;
             }
         }
     }
@@ -207,6 +270,7 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
                 AllocationEventType.EXITED, end, exitCode, null, detail));
         run.host.release(run.allocationId());
         runs.remove(run.allocationId());
+        ended.put(run.allocationId(), "exited " + exitCode);
     }
 
     private void usage(SimulatedRun run, List<Interval> intervals, Collector out) {

@@ -1,5 +1,6 @@
 package dev.gpucloud.agent.sim;
 
+import dev.gpucloud.agent.runner.UsageMeter;
 import dev.gpucloud.agent.runner.RunningAllocation;
 import dev.gpucloud.contracts.events.NodeCommand;
 import java.time.Instant;
@@ -26,6 +27,8 @@ final class SimulatedRun {
     final UsageMeter meter;
     final List<PendingSave> saves = new ArrayList<>();
     int checkpoints;
+    /** Nothing about this run falls due before this instant (its end, its next usage boundary, a save). */
+    Instant nextDue;
 
     SimulatedRun(NodeCommand start, SimulatedHost host, SimulatedHost.Claim claim, RunPlan plan, Instant startedAt,
             UsageMeter meter) {
@@ -36,6 +39,7 @@ final class SimulatedRun {
         this.startedAt = startedAt;
         this.endsAt = startedAt.plus(plan.duration());
         this.meter = meter;
+        this.nextDue = startedAt;
     }
 
     String allocationId() {

@@ -222,4 +222,24 @@ class NvmlBackendTest {
         assertThat(NvmlBackend.profile("NVIDIA H100 80GB HBM3 MIG 1g.10gb+me")).isEqualTo("1g.10gb+me");
         assertThat(NvmlBackend.profile("odd name")).isEqualTo("odd name");
     }
+
+    @Test
+    void xidCriticalErrorsComeFromTheEventSetOnceEachAndShowInTheNextSample() throws Exception {
+        NvmlBackend nvml = open(FakeNvml.install(dir, "xid=0:79", "xid=2:48"));
+        assertThat(nvml.pollXids()).extracting(NvmlBackend.XidEvent::gpuIndex, NvmlBackend.XidEvent::xid)
+                .containsExactly(tuple(0, 79L), tuple(2, 48L));
+        assertThat(nvml.pollXids()).isEmpty();
+        TelemetrySample sample = nvml.sample().get(0);
+        assertThat(reading(sample, 0).lastXid()).isEqualTo(79);
+        assertThat(reading(sample, 2).lastXid()).isEqualTo(48);
+        assertThat(reading(sample, 1).lastXid()).isNull();
+    }
+
+    @Test
+    void aDriverWithoutEventSetsIsAFaultOnceNotACrash() throws Exception {
+        NvmlBackend nvml = open(FakeNvml.install(dir, "unsupported=nvmlEventSetCreate", "xid=0:79"));
+        assertThat(nvml.pollXids()).isEmpty();
+        assertThat(nvml.pollXids()).isEmpty();
+        assertThat(nvml.faults()).anyMatch(f -> f.message().contains("nvmlEventSetCreate"));
+    }
 }

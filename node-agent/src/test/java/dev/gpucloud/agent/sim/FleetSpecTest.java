@@ -101,7 +101,7 @@ class FleetSpecTest {
                 Arguments.of("a100x8:two", "count \"two\" is not a whole number"),
                 Arguments.of("a100x8:0", "count must be at least 1"),
                 Arguments.of("a10g-mig", "A10G does not support MIG"),
-                Arguments.of("a10g:1001", "more than 1000 hosts"));
+                Arguments.of("a10g:10001", "more than 10000 hosts"));
     }
 
     @ParameterizedTest(name = "\"{0}\" is refused: {1}")

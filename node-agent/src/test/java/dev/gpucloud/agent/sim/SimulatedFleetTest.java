@@ -206,12 +206,23 @@ class SimulatedFleetTest {
     }
 
     @Test
-    void commandsForOtherNodesAndUnknownAllocationsAreIgnored() {
+    void commandsForOtherNodesAreIgnoredAndUnknownAllocationsAnsweredLost() {
         assertThat(fleet.owns("sim-a100-0")).isTrue();
         assertThat(fleet.owns("other-a100-0")).isFalse();
         assertThat(fleet.handle(start("other-a100-0", "a1", List.of(0), List.of())).allocationEvents()).isEmpty();
-        assertThat(fleet.handle(mk(NodeCommandType.STOP, "sim-a100-0", "nope")).allocationEvents()).isEmpty();
-        assertThat(fleet.handle(mk(NodeCommandType.CHECKPOINT, "sim-a100-0", "nope")).allocationEvents()).isEmpty();
+        for (NodeCommandType type : List.of(NodeCommandType.STOP, NodeCommandType.CHECKPOINT)) {
+            assertThat(fleet.handle(mk(type, "sim-a100-0", "nope")).allocationEvents()).singleElement()
+                    .satisfies(e -> {
+                        assertThat(e.type()).isEqualTo(AllocationEventType.LOST);
+                        assertThat(e.detail()).startsWith("unknown allocation: nope does not run on sim-a100-0 (" + type);
+                    });
+        }
+        fleet.handle(start("sim-a100-0", "a2", List.of(0), List.of("sleep", "1")));
+        clock.advance(Duration.ofSeconds(2));
+        fleet.advance();
+        Reports late = fleet.handle(mk(NodeCommandType.STOP, "sim-a100-0", "a2"));
+        assertThat(late.allocationEvents()).isEmpty();
+        assertThat(late.notes()).singleElement().asString().contains("a2 already exited 0");
     }
 
     @Test

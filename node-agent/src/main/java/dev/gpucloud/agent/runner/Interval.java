@@ -1,4 +1,4 @@
-package dev.gpucloud.agent.sim;
+package dev.gpucloud.agent.runner;
 
 import java.time.Duration;
 import java.time.Instant;

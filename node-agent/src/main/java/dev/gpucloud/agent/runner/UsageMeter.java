@@ -1,4 +1,4 @@
-package dev.gpucloud.agent.sim;
+package dev.gpucloud.agent.runner;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -48,6 +48,11 @@ public final class UsageMeter {
         }
         closed = true;
         return out;
+    }
+
+    /** When the next whole interval ends: nothing is due before then. */
+    public Instant nextBoundary() {
+        return reportedUntil.plus(interval);
     }
 
     /** Where the last interval handed out ends (the start while none was). */

@@ -1,4 +1,4 @@
-package dev.gpucloud.agent.sim;
+package dev.gpucloud.agent.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,0 +1,151 @@
+package dev.gpucloud.agent.rest;
+
+import dev.gpucloud.agent.backend.GpuBackend;
+import dev.gpucloud.agent.inventory.EnrichedBackend;
+import dev.gpucloud.agent.messaging.EventPublisher;
+import dev.gpucloud.agent.runner.Reports;
+import dev.gpucloud.agent.sim.SimulatedFleet;
+import dev.gpucloud.contracts.events.NodeEvent;
+import dev.gpucloud.contracts.events.NodeEventType;
+import dev.gpucloud.contracts.events.Topics;
+import dev.gpucloud.contracts.kafka.EventRecords;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import org.jboss.logging.Logger;
+
+/**
+ * Injects faults into simulated hosts, for demos and tests: a spot interruption notice, an XID
+ * error, or the loss of the whole host. Only the simulated backend takes them; a real host's faults
+ * are real.
+ */
+@Path("/agent/faults")
+public class FaultsResource {
+
+    private static final Logger LOG = Logger.getLogger(FaultsResource.class);
+
+    private final GpuBackend backend;
+    private final SimulatedFleet fleet;
+    private final EventPublisher publisher;
+
+    public FaultsResource(GpuBackend backend, SimulatedFleet fleet, EventPublisher publisher) {
+        this.backend = backend;
+        this.fleet = fleet;
+        this.publisher = publisher;
+    }
+
+    /**
+     * {@code POST /agent/faults/{nodeId}/spot-interruption?deadline=120s},
+     * {@code .../xid?gpu=0&xid=79} or {@code .../host-loss}.
+     */
+    @POST
+    @Path("/{nodeId}/{type}")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response inject(@PathParam("nodeId") String nodeId, @PathParam("type") String type,
+            @QueryParam("deadline") @DefaultValue("120s") String deadline, @QueryParam("gpu") @DefaultValue("0") String gpu,
+            @QueryParam("xid") @DefaultValue("79") String xid) {
+        if (EnrichedBackend.unwrap(backend) != fleet) {
+            return error(Response.Status.CONFLICT, "faults can only be injected into simulated hosts; this agent's backend is "
+                    + backend.name());
+        }
+        if (!fleet.owns(nodeId)) {
+            return error(Response.Status.NOT_FOUND, "no simulated host '" + nodeId + "' here");
+        }
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        switch (type) {
+            case "spot-interruption" -> {
+                Duration notice = parseDuration(deadline);
+                if (notice == null) {
+                    return error(Response.Status.BAD_REQUEST, "deadline '" + deadline
+                            + "' is not a duration such as 120s, 2m or PT30S");
+                }
+                return node(new NodeEvent(nodeId, NodeEventType.SPOT_INTERRUPTION, now, now.plus(notice), null, null,
+                        "injected spot interruption: reclaimed in " + notice.toSeconds() + " s"));
+            }
+            case "xid" -> {
+                Integer gpuIndex = parseInt(gpu);
+                Integer code = parseInt(xid);
+                int gpus = backend.inventory().stream().filter(h -> h.nodeId().equals(nodeId)).findFirst()
+                        .map(h -> h.gpus().size()).orElse(0);
+                if (gpuIndex == null || gpuIndex < 0 || gpuIndex >= gpus) {
+                    return error(Response.Status.BAD_REQUEST, "gpu '" + gpu + "' is not a GPU index of " + nodeId
+                            + " (0.." + (gpus - 1) + ")");
+                }
+                if (code == null || code < 1) {
+                    return error(Response.Status.BAD_REQUEST, "xid '" + xid + "' is not a positive XID number");
+                }
+                return node(new NodeEvent(nodeId, NodeEventType.XID_ERROR, now, null, gpuIndex, code,
+                        "injected XID " + code + " on GPU " + gpuIndex));
+            }
+            case "host-loss" -> {
+                Reports reports = fleet.loseHost(nodeId);
+                if (reports == null) {
+                    return error(Response.Status.NOT_FOUND, "no simulated host '" + nodeId + "' here");
+                }
+                publisher.publish(reports).await().atMost(Duration.ofSeconds(10));
+                publisher.send(EventRecords.tombstone(Topics.GPU_INVENTORY, nodeId, EventPublisher.source(nodeId)))
+                        .subscribe().with(ok -> { }, e -> LOG.warnf("tombstone of lost %s not sent: %s", nodeId,
+                                e.getMessage()));
+                LOG.warnf("injected host loss: %s, %d allocation(s) lost", nodeId, reports.allocationEvents().size());
+                return Response.ok(Map.of("nodeId", nodeId, "type", type,
+                        "lostAllocations", reports.allocationEvents().stream().map(e -> e.allocationId()).toList()))
+                        .build();
+            }
+            default -> {
+                return error(Response.Status.BAD_REQUEST, "unknown fault type '" + type
+                        + "'; one of spot-interruption, xid, host-loss");
+            }
+        }
+    }
+
+    private Response node(NodeEvent event) {
+        LOG.warnf("injected %s on %s: %s", event.type(), event.nodeId(), event.detail());
+        publisher.spool(List.of(EventPublisher.record(Topics.NODE_EVENTS, event.nodeId(), event, event.nodeId())));
+        return Response.ok(event).build();
+    }
+
+    private static Response error(Response.Status status, String message) {
+        return Response.status(status).type(MediaType.APPLICATION_JSON).entity(Map.of("error", message)).build();
+    }
+
+    private static Integer parseInt(String text) {
+        try {
+            return Integer.parseInt(text.strip());
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    static Duration parseDuration(String text) {
+        if (text == null || text.isBlank() || text.length() > 32) {
+            return null;
+        }
+        String t = text.strip();
+        try {
+            if (t.startsWith("P") || t.startsWith("p")) {
+                return Duration.parse(t);
+            }
+            long unit = switch (t.charAt(t.length() - 1)) {
+                case 's' -> 1;
+                case 'm' -> 60;
+                case 'h' -> 3600;
+                default -> 0;
+            };
+            long n = unit == 0 ? Long.parseLong(t) : Long.parseLong(t.substring(0, t.length() - 1)) * unit;
+            return n < 0 ? null : Duration.ofSeconds(n);
+        } catch (NumberFormatException | DateTimeParseException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package dev.gpucloud.agent.runner;
+
+import dev.gpucloud.contracts.events.GpuDevice;
+import dev.gpucloud.contracts.events.HostInventory;
+import dev.gpucloud.contracts.events.MigInstance;
+import dev.gpucloud.contracts.events.Sku;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Who holds which GPU of one real host. A whole-GPU allocation takes a GPU alone; fractions share
+ * a GPU up to 1000 milli-GPUs; a MIG instance is held by one allocation, and a GPU in MIG mode is
+ * only handed out by its instances. The same rules as the simulated hosts.
+ */
+public final class GpuLedger {
+
+    /** What a START asks of the host, resolved: which GPUs, how billed, and how many units. */
+    public record Claim(List<Integer> gpuIndices, String migInstanceUuid, int milliPerGpu, Sku sku, int units) {
+    }
+
+    /** Either a claim or why there is none. */
+    public record Result(Claim claim, String problem) {
+        static Result ok(Claim claim) {
+            return new Result(claim, null);
+        }
+
+        static Result no(String problem) {
+            return new Result(null, problem);
+        }
+    }
+
+    private final HostInventory host;
+    private final List<Map<String, Integer>> holders = new ArrayList<>();
+    private final Map<String, String> migHolders = new LinkedHashMap<>();
+
+    public GpuLedger(HostInventory host) {
+        this.host = host;
+        for (int i = 0; i < host.gpus().size(); i++) {
+            holders.add(new LinkedHashMap<>());
+        }
+    }
+
+    public HostInventory host() {
+        return host;
+    }
+
+    /** Checks a START's request against what is free: a claim to {@link #hold}, or the reason it cannot run. */
+    public Result check(List<Integer> gpuIndices, String migInstanceUuid, int milliGpu) {
+        List<GpuDevice> gpus = host.gpus();
+        String nodeId = host.nodeId();
+        if (milliGpu > Sku.WHOLE_GPU) {
+            return Result.no("milliGpu " + milliGpu + " is more than one GPU; ask for whole GPUs instead");
+        }
+        Set<Integer> seen = new HashSet<>();
+        for (int index : gpuIndices) {
+            if (!seen.add(index)) {
+                return Result.no("GPU " + index + " is listed twice");
+            }
+            if (index < 0 || index >= gpus.size()) {
+                return Result.no("GPU " + index + " does not exist on " + nodeId + " (" + gpus.size() + " GPU"
+                        + (gpus.size() == 1 ? ": 0)" : "s" + (gpus.size() == 0 ? ")" : ": 0.." + (gpus.size() - 1) + ")")));
+            }
+        }
+        if (migInstanceUuid != null) {
+            Optional<GpuDevice> parent = gpus.stream()
+                    .filter(g -> g.migInstances().stream().anyMatch(m -> m.uuid().equals(migInstanceUuid)))
+                    .findFirst();
+            if (parent.isEmpty()) {
+                return Result.no("MIG instance " + migInstanceUuid + " does not exist on " + nodeId);
+            }
+            int parentIndex = parent.get().index();
+            if (!gpuIndices.isEmpty() && !gpuIndices.equals(List.of(parentIndex))) {
+                return Result.no("MIG instance " + migInstanceUuid + " is on GPU " + parentIndex + ", not " + gpuIndices);
+            }
+            String holder = migHolders.get(migInstanceUuid);
+            if (holder != null) {
+                return Result.no("MIG instance " + migInstanceUuid + " on " + nodeId + " is busy with " + holder);
+            }
+            MigInstance mig = parent.get().migInstances().stream()
+                    .filter(m -> m.uuid().equals(migInstanceUuid)).findFirst().orElseThrow();
+            return Result.ok(new Claim(List.of(parentIndex), migInstanceUuid, 0,
+                    new Sku(parent.get().model(), mig.profile(), Sku.WHOLE_GPU), 1));
+        }
+        boolean fraction = milliGpu > 0 && milliGpu < Sku.WHOLE_GPU;
+        int milli = fraction ? milliGpu : Sku.WHOLE_GPU;
+        for (int index : gpuIndices) {
+            GpuDevice gpu = gpus.get(index);
+            if (gpu.migEnabled()) {
+                return Result.no("GPU " + index + " on " + nodeId + " is in MIG mode; ask for one of its MIG instances");
+            }
+            Map<String, Integer> held = holders.get(index);
+            int used = held.values().stream().mapToInt(Integer::intValue).sum();
+            if (!fraction && used > 0) {
+                return Result.no("GPU " + index + " on " + nodeId + " is busy with " + String.join(", ", held.keySet()));
+            }
+            if (fraction && used + milli > Sku.WHOLE_GPU) {
+                return Result.no("GPU " + index + " on " + nodeId + " has " + (Sku.WHOLE_GPU - used)
+                        + " milli-GPU free, asked for " + milli);
+            }
+        }
+        String model = gpus.get(gpuIndices.get(0)).model();
+        Sku sku = fraction ? new Sku(model, null, milli) : Sku.wholeGpu(model);
+        return Result.ok(new Claim(List.copyOf(gpuIndices), null, milli, sku, gpuIndices.size()));
+    }
+
+    /** Gives {@code claim} to {@code allocationId}. */
+    public void hold(String allocationId, Claim claim) {
+        if (claim.migInstanceUuid() != null) {
+            migHolders.put(claim.migInstanceUuid(), allocationId);
+            return;
+        }
+        for (int index : claim.gpuIndices()) {
+            holders.get(index).put(allocationId, claim.milliPerGpu());
+        }
+    }
+
+    /** Frees everything {@code allocationId} held. */
+    public void release(String allocationId) {
+        for (Map<String, Integer> held : holders) {
+            held.remove(allocationId);
+        }
+        migHolders.values().removeIf(allocationId::equals);
+    }
+}
