@@ -170,6 +170,12 @@ public class SchedulerEngine {
                                     List<AllocationEntity> mine = byJob.getOrDefault(job.id, List.of()).stream()
                                             .filter(a -> a.attempt == job.attempt).toList();
                                     track(job, specOf(job), mine);
+                                    if (job.state == JobState.CHECKPOINTING) {
+                                        // asked to checkpoint before the restart: stop it once it has, or soon
+                                        stopping.put(job.id, new Stop("asked to checkpoint before the scheduler"
+                                                + " restarted", System.currentTimeMillis()
+                                                + config.preemptionGrace().toMillis(), null));
+                                    }
                                 }
                             }
                             return allocs.size() + " held allocation(s), " + running.size() + " running and "
