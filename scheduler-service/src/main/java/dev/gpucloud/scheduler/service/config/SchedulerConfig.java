@@ -11,6 +11,13 @@ import java.util.Optional;
 @ConfigMapping(prefix = "gpucloud.scheduler")
 public interface SchedulerConfig {
 
+    /**
+     * This instance's stable name, for Kafka static membership (group.instance.id): a restarted
+     * scheduler takes its partitions back at once.
+     */
+    @WithDefault("scheduler-0")
+    String instanceId();
+
     /** The ce_source of every record this service publishes. */
     @WithDefault("scheduler-service")
     String source();

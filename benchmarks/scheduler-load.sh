@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# End-to-end load on the scheduler-service, black box: SubmitJob over gRPC -> SCHEDULED on job.events.
+#
+#   benchmarks/scheduler-load.sh                 both phases: as fast as possible, then a fixed rate
+#   PHASES=max benchmarks/scheduler-load.sh      only the throughput phase (PHASES=rate: only latency)
+#   PHASES="max rate:10 rate" ...                phases in order; rate:N offers N jobs/s
+#
+# It starts, on private ports and under benchmarks/target/load-run/:
+#   - a private Kafka broker (deploy/local/kafka.sh with KAFKA_PORT/KAFKA_CONTROLLER_PORT), so that no
+#     other scheduler or agent on the shared broker sees these hosts, jobs and commands
+#     (BENCH_KAFKA=shared uses localhost:9092 instead, with private consumer groups);
+#   - the scheduler-service jar on BENCH_SCHEDULER_PORT (18181), against the shared PostgreSQL in a
+#     schema of its own in gpucloud_scheduler_test (created by Flyway, dropped at the end);
+#   - one node agent simulating BENCH_HOSTS (1000, the most one agent may describe) a100x8 hosts;
+# then runs dev.gpucloud.bench.SchedulerLoad from benchmarks/target/benchmarks.jar and prints the
+# figures. Everything it started is stopped by pid on exit.
+#
+# Settings (environment): BENCH_SECONDS (60), BENCH_WARMUP (10), BENCH_RATE (1000, the fixed-rate
+# phase), BENCH_RATE_SECONDS (30), BENCH_CHANNELS (4), BENCH_INFLIGHT (64), BENCH_RUN_SECONDS (1,
+# each job's simulated 'sleep'), BENCH_HOSTS (1000), BENCH_SCHEDULER_PORT (18181),
+# BENCH_AGENT_PORT (18184), BENCH_KAFKA_PORT (18192), BENCH_KAFKA_CONTROLLER_PORT (18193),
+# BENCH_SCHEDULER_HEAP (1g), BENCH_BUILD (1: build the jars that are missing), BENCH_SCHEDULER_APP (the
+# scheduler's quarkus-app folder; default scheduler-service/target/quarkus-app).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+RUN="$ROOT/benchmarks/target/load-run"
+ID="$(printf '%06x' $((RANDOM * 32768 + RANDOM)))"
+SCHEMA="bench_$ID"
+SCHEDULER_PORT="${BENCH_SCHEDULER_PORT:-18181}"
+AGENT_PORT="${BENCH_AGENT_PORT:-18184}"
+HOSTS="${BENCH_HOSTS:-1000}"
+PHASES="${PHASES:-max rate}"
+PGHOST="${PGHOST:-localhost}"
+PGPORT="${PGPORT:-5432}"
+DB=gpucloud_scheduler_test
+PIDS=()
+
+say() { printf '%s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+port_open() { (exec 3<>"/dev/tcp/localhost/$1") 2>/dev/null; }
+ready() { curl -fsS "http://localhost:$1/q/health/ready" >/dev/null 2>&1; }
+
+mkdir -p "$RUN/logs"
+if [ "${BENCH_KAFKA:-private}" = shared ]; then
+  BOOTSTRAP="${KAFKA_BOOTSTRAP_SERVERS:-localhost:9092}"
+else
+  export KAFKA_PORT="${BENCH_KAFKA_PORT:-18192}" KAFKA_CONTROLLER_PORT="${BENCH_KAFKA_CONTROLLER_PORT:-18193}"
+  BOOTSTRAP="localhost:$KAFKA_PORT"
+fi
+
+cleanup() {
+  set +e
+  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
+    local pid="${PIDS[$i]}"
+    kill "$pid" 2>/dev/null
+    for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -9 "$pid" 2>/dev/null
+  done
+  if [ "${BENCH_KAFKA:-private}" != shared ]; then
+    GPUCLOUD_RUN_DIR="$RUN" bash "$ROOT/deploy/local/kafka.sh" stop >/dev/null 2>&1
+    rm -rf "$RUN/kafka/data"
+  fi
+  rm -rf "$RUN/scheduler-app" "$RUN/agent-app"
+  if command -v psql >/dev/null; then
+    PGPASSWORD="${GPUCLOUD_DB_PASSWORD:-gpucloud}" psql -q -h "$PGHOST" -p "$PGPORT" -U "${GPUCLOUD_DB_USER:-gpucloud}" \
+      -d "$DB" -c "drop schema if exists $SCHEMA cascade" >/dev/null 2>&1
+  fi
+  say "stopped what the benchmark started"
+}
+trap cleanup EXIT
+
+for p in "$SCHEDULER_PORT" "$AGENT_PORT"; do port_open "$p" && die "port $p is taken; set BENCH_SCHEDULER_PORT/BENCH_AGENT_PORT"; done
+
+SCHEDULER_JAR="${BENCH_SCHEDULER_APP:-$ROOT/scheduler-service/target/quarkus-app}/quarkus-run.jar"
+AGENT_JAR="$ROOT/node-agent/target/quarkus-app/quarkus-run.jar"
+BENCH_JAR="$ROOT/benchmarks/target/benchmarks.jar"
+if [ "${BENCH_BUILD:-1}" = 1 ]; then
+  missing=()
+  [ -f "$SCHEDULER_JAR" ] || missing+=(scheduler-service)
+  [ -f "$AGENT_JAR" ] || missing+=(node-agent)
+  [ -f "$BENCH_JAR" ] || missing+=(benchmarks)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    say "building ${missing[*]}"
+    (cd "$ROOT" && ./mvnw -B -q -o -pl "$(IFS=,; echo "${missing[*]}")" package -DskipTests) || die "build failed"
+  fi
+fi
+
+# Run copies, so that a rebuild of the services during the run cannot pull the jars from under them.
+rm -rf "$RUN/scheduler-app" "$RUN/agent-app"
+cp -r "$(dirname "$SCHEDULER_JAR")" "$RUN/scheduler-app"
+cp -r "$(dirname "$AGENT_JAR")" "$RUN/agent-app"
+say "scheduler jar built $(date -u -r "$SCHEDULER_JAR" '+%Y-%m-%d %H:%M UTC'), agent jar $(date -u -r "$AGENT_JAR" '+%Y-%m-%d %H:%M UTC')"
+SCHEDULER_JAR="$RUN/scheduler-app/quarkus-run.jar"
+AGENT_JAR="$RUN/agent-app/quarkus-run.jar"
+
+if [ "${BENCH_KAFKA:-private}" != shared ]; then
+  port_open "$KAFKA_PORT" && die "port $KAFKA_PORT is taken; set BENCH_KAFKA_PORT"
+  GPUCLOUD_RUN_DIR="$RUN" bash "$ROOT/deploy/local/kafka.sh" start
+fi
+
+say "starting the scheduler on :$SCHEDULER_PORT (schema $DB.$SCHEMA, broker $BOOTSTRAP)"
+QUARKUS_HTTP_PORT="$SCHEDULER_PORT" KAFKA_BOOTSTRAP_SERVERS="$BOOTSTRAP" \
+QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PGHOST:$PGPORT/$DB?search_path=$SCHEMA" \
+QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PGHOST:$PGPORT/$DB?currentSchema=$SCHEMA" \
+QUARKUS_FLYWAY_SCHEMAS="$SCHEMA" QUARKUS_FLYWAY_DEFAULT_SCHEMA="$SCHEMA" \
+  nohup java -Xmx"${BENCH_SCHEDULER_HEAP:-1g}" \
+  -Dmp.messaging.incoming.allocations-in.group.id="bench-$ID" \
+  -Dmp.messaging.incoming.requests-in.group.id="bench-$ID" \
+  -Dmp.messaging.incoming.requests-in.auto.offset.reset=latest \
+  -Dmp.messaging.incoming.node-events-in.group.id="bench-$ID" \
+  -jar "$SCHEDULER_JAR" >"$RUN/logs/scheduler.log" 2>&1 &
+PIDS+=($!)
+
+say "starting a simulated fleet of $HOSTS a100x8 hosts on :$AGENT_PORT (node prefix b$ID)"
+nohup java -Xmx768m -Dquarkus.http.port="$AGENT_PORT" -Dkafka.bootstrap.servers="$BOOTSTRAP" \
+  -Dgpucloud.agent.id="bench-$ID" -Dgpucloud.agent.sim.node-prefix="b$ID" \
+  -Dgpucloud.agent.sim.fleet="a100x8:$HOSTS" -Dgpucloud.agent.telemetry-interval=15s \
+  -jar "$AGENT_JAR" >"$RUN/logs/agent.log" 2>&1 &
+PIDS+=($!)
+
+for svc in "scheduler $SCHEDULER_PORT" "agent $AGENT_PORT"; do
+  set -- $svc
+  i=0
+  until ready "$2"; do
+    i=$((i + 1))
+    if [ "$i" -gt 180 ]; then tail -30 "$RUN/logs/$1.log" >&2; die "$1 did not become ready in 180 s"; fi
+    sleep 1
+  done
+  say "  $1 ready (${i} s)"
+done
+
+drive() {
+  java -Xmx1g -cp "$BENCH_JAR" dev.gpucloud.bench.SchedulerLoad --target "localhost:$SCHEDULER_PORT" \
+    --bootstrap "$BOOTSTRAP" --node-prefix "b$ID-" --channels "${BENCH_CHANNELS:-4}" \
+    --inflight "${BENCH_INFLIGHT:-64}" --run-seconds "${BENCH_RUN_SECONDS:-1}" --drain "${BENCH_DRAIN:-30}" "$@"
+}
+
+say ""
+say "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before the run"
+first=1
+for phase in $PHASES; do
+  wait_hosts=()
+  [ "$first" = 1 ] && wait_hosts=(--wait-hosts "$HOSTS")
+  first=0
+  case "$phase" in
+    max) drive "${wait_hosts[@]}" --label max --tenant "bench-max-$ID" --rate 0 \
+           --seconds "${BENCH_SECONDS:-60}" --warmup "${BENCH_WARMUP:-10}" ;;
+    rate|rate:*)
+      rate="${BENCH_RATE:-1000}"; [ "$phase" = rate ] || rate="${phase#rate:}"
+      drive "${wait_hosts[@]}" --label "rate-$rate" --tenant "bench-rate$rate-$ID" \
+           --rate "$rate" --seconds "${BENCH_RATE_SECONDS:-30}" --warmup "${BENCH_WARMUP:-10}" ;;
+    *) die "unknown phase '$phase' (max, rate, rate:N)" ;;
+  esac
+  say "load average after $phase: $(cut -d' ' -f1-3 /proc/loadavg)"
+done

@@ -1,0 +1,655 @@
+package dev.gpucloud.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gpucloud.contracts.events.EventCodec;
+import dev.gpucloud.contracts.grpc.v1.CancelJobRequest;
+import dev.gpucloud.contracts.grpc.v1.ClusterServiceGrpc;
+import dev.gpucloud.contracts.grpc.v1.GetJobRequest;
+import dev.gpucloud.contracts.grpc.v1.Gpu;
+import dev.gpucloud.contracts.grpc.v1.Interconnect;
+import dev.gpucloud.contracts.grpc.v1.Job;
+import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
+import dev.gpucloud.contracts.grpc.v1.JobSpec;
+import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
+import dev.gpucloud.contracts.grpc.v1.Node;
+import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
+import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Crash recovery of the scheduler, as a black box. Starts a private Kafka broker, a simulated fleet
+ * and the scheduler-service jar as child processes (the scheduler's tables in a schema of their own
+ * in gpucloud_scheduler_test), submits a stream of jobs over gRPC (1 GPU, 8 GPUs, 2-worker RDMA
+ * gangs; a few cancelled), kills the scheduler with SIGKILL at seeded random points under that load
+ * and starts it again, then lets the system settle and checks, through the database, gRPC and the
+ * agent:
+ *
+ * <ul>
+ *   <li>no job lost: every SubmitJob that returned OK is found by GetJob, in the jobs table, and a
+ *       repeat of its request returns the same job;</li>
+ *   <li>none placed twice: no job holds active allocations of two attempts, or two of one rank; no
+ *       GPU is held by two active allocations; the agent runs nothing the scheduler thinks ended;</li>
+ *   <li>no allocation leaked: an active allocation belongs to a SCHEDULED, RUNNING or CHECKPOINTING
+ *       job, on its current attempt; the scheduler's in-memory view of the GPUs matches the table;
+ *       the outbox drains; every accepted job ends.</li>
+ * </ul>
+ *
+ * The seed is printed; {@code -Dgpucloud.killtest.seed=N} replays the same kill points, and
+ * {@code -Dgpucloud.killtest.scheduler-app=DIR} runs another build of the scheduler (a quarkus-app folder).
+ */
+class SchedulerKillIT {
+
+    static final int SCHEDULER = 18281;
+    static final int KAFKA = 18282;
+    static final int KAFKA_CONTROLLER = 18283;
+    static final int AGENT = 18284;
+    static final int HOSTS = 16;
+    static final int MAX_JOBS = 160;
+    static final int KILLS = 3;
+    static final long SEED = Long.getLong("gpucloud.killtest.seed", System.nanoTime());
+    static final String RUN_ID = UUID.randomUUID().toString().replace("-", "").substring(0, 6);
+    static final String TENANT = "kill-" + RUN_ID;
+    static final String NODE_PREFIX = "k" + RUN_ID;
+    static final String SCHEMA = "killtest_" + RUN_ID;
+    static final Path ROOT = Path.of(System.getProperty("gpucloud.root", "..")).toAbsolutePath().normalize();
+    static final Path RUN_DIR = ROOT.resolve("e2e-tests/target/killtest-run");
+    static final String PG = System.getenv().getOrDefault("PGHOST", "localhost") + ":"
+            + System.getenv().getOrDefault("PGPORT", "5432");
+    static final String DB = "gpucloud_scheduler_test";
+    static final String JDBC = "jdbc:postgresql://" + PG + "/" + DB;
+    static final String DB_USER = System.getenv().getOrDefault("GPUCLOUD_DB_USER", "gpucloud");
+    static final String DB_PASSWORD = System.getenv().getOrDefault("GPUCLOUD_DB_PASSWORD", "gpucloud");
+    static final Set<String> LIVE = Set.of("SCHEDULED", "RUNNING", "CHECKPOINTING");
+    static final Set<String> FINAL = Set.of("SUCCEEDED", "FAILED", "CANCELLED");
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+    static final Path SCHEDULER_APP = RUN_DIR.resolve("apps/scheduler-service");
+    static final Path AGENT_APP = RUN_DIR.resolve("apps/node-agent");
+
+    static Process agent;
+    static Process scheduler;
+    static int schedulerStarts;
+    static ManagedChannel channel;
+    static boolean kafkaStarted;
+    static boolean schemaCreated;
+
+    @BeforeAll
+    static void up() throws Exception {
+        Files.createDirectories(RUN_DIR.resolve("logs"));
+        log("seed " + SEED + " (replay with -Dgpucloud.killtest.seed=" + SEED + "), run " + RUN_ID);
+        Runtime.getRuntime().addShutdownHook(new Thread(SchedulerKillIT::killChildren));
+        deleteTree(RUN_DIR.resolve("kafka/data")); // a fresh broker: no offsets or topics from an earlier run
+        kafka("start");
+        kafkaStarted = true;
+        try (Connection c = db(null); Statement st = c.createStatement()) {
+            st.execute("create schema " + SCHEMA);
+            schemaCreated = true;
+        }
+        // Copies of the built services, so that a rebuild during the test cannot change them under it.
+        copyTree(Path.of(System.getProperty("gpucloud.killtest.scheduler-app",
+                ROOT.resolve("scheduler-service/target/quarkus-app").toString())), SCHEDULER_APP);
+        copyTree(ROOT.resolve("node-agent/target/quarkus-app"), AGENT_APP);
+        agent = java("agent", AGENT, Map.of(), List.of(
+                "-Dgpucloud.agent.id=killtest-" + RUN_ID,
+                "-Dgpucloud.agent.sim.node-prefix=" + NODE_PREFIX,
+                "-Dgpucloud.agent.sim.fleet=a100x8:" + HOSTS,
+                "-Dkafka.bootstrap.servers=localhost:" + KAFKA),
+                AGENT_APP.resolve("quarkus-run.jar"));
+        startScheduler();
+        waitReady("agent", AGENT, agent);
+        channel = ManagedChannelBuilder.forAddress("localhost", SCHEDULER).usePlaintext().build();
+        waitForFleet();
+    }
+
+    @AfterAll
+    static void down() throws Exception {
+        if (channel != null) {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+        stop(scheduler);
+        stop(agent);
+        if (kafkaStarted) {
+            kafka("stop");
+            deleteTree(RUN_DIR.resolve("kafka/data"));
+        }
+        deleteTree(RUN_DIR.resolve("apps"));
+        if (schemaCreated) {
+            try (Connection c = db(null); Statement st = c.createStatement()) {
+                st.execute("drop schema if exists " + SCHEMA + " cascade");
+            }
+        }
+    }
+
+    @Test
+    void no_job_is_lost_placed_twice_or_leaked_across_kill_9() throws Exception {
+        Random random = new Random(SEED);
+        Load load = new Load(random.nextLong());
+        load.start();
+        for (int i = 1; i <= KILLS; i++) {
+            long delay = 2000 + random.nextInt(7000);
+            Thread.sleep(delay);
+            log("kill -9 #" + i + " of the scheduler (pid " + scheduler.pid() + ") " + delay + " ms after it was ready; "
+                    + load.accepted.size() + " jobs accepted so far");
+            scheduler.destroyForcibly(); // SIGKILL on Linux
+            scheduler.waitFor(30, TimeUnit.SECONDS);
+            startScheduler();
+            channel.resetConnectBackoff();
+        }
+        Thread.sleep(3000 + random.nextInt(3000));
+        load.stop();
+        assertThat(load.errors).as("unexpected SubmitJob answers").isEmpty();
+        log(load.accepted.size() + " jobs accepted (" + load.duplicates.get() + " answered duplicate=true after a retry), "
+                + load.cancelled.size() + " cancel requests; waiting for them to end");
+
+        boolean settled = settle(load, Duration.ofSeconds(120));
+
+        List<String> violations = new ArrayList<>();
+        Map<String, Row> jobs = jobs();
+        List<Alloc> active = activeAllocations();
+        checkNoneLost(load, jobs, violations);
+        checkNonePlacedTwice(active, violations);
+        checkNoneLeaked(jobs, active, violations);
+        if (settled) {
+            // These compare two reads taken at different moments, so they hold only once nothing moves.
+            checkSchedulerViewMatchesTable(active, violations);
+            checkAgentRunsOnlyActive(active, violations);
+        }
+        long outbox = count("select count(*) from outbox");
+        if (outbox > 0) {
+            violations.add("outbox still holds " + outbox + " record(s) after settling");
+        }
+        if (!settled) {
+            jobs.values().stream().filter(r -> load.accepted.containsValue(r.id) && !FINAL.contains(r.state)).limit(20)
+                    .forEach(r -> violations.add("job " + r.id + " did not end: " + r.state + " attempt " + r.attempt
+                            + " (" + r.reason + ")"));
+        }
+        log(violations.isEmpty() ? "all invariants hold" : violations.size() + " violation(s)");
+        assertThat(violations).as("invariants after %d kill -9 (seed %d, logs in %s)", KILLS, SEED, RUN_DIR)
+                .isEmpty();
+    }
+
+    // ---------------------------------------------------------------- the load
+
+    /** Four clients submitting jobs, each retrying its current request (same id) until it gets an answer. */
+    static final class Load {
+        final Map<String, String> accepted = new ConcurrentHashMap<>();
+        final Map<String, SubmitJobRequest> requests = new ConcurrentHashMap<>();
+        final Set<String> cancelled = ConcurrentHashMap.newKeySet();
+        final List<String> errors = new CopyOnWriteArrayList<>();
+        final AtomicInteger duplicates = new AtomicInteger();
+        final AtomicInteger sequence = new AtomicInteger();
+        final List<Thread> threads = new ArrayList<>();
+        final long seed;
+        volatile boolean running = true;
+
+        Load(long seed) {
+            this.seed = seed;
+        }
+
+        void start() {
+            for (int t = 0; t < 4; t++) {
+                Random random = new Random(seed + t);
+                Thread thread = new Thread(() -> submitLoop(random), "load-" + t);
+                thread.setDaemon(true);
+                thread.start();
+                threads.add(thread);
+            }
+        }
+
+        void stop() throws InterruptedException {
+            running = false;
+            for (Thread t : threads) {
+                t.join(TimeUnit.SECONDS.toMillis(150));
+            }
+        }
+
+        private void submitLoop(Random random) {
+            var jobs = JobServiceGrpc.newBlockingStub(channel);
+            List<String> mine = new ArrayList<>();
+            while (running) {
+                if (accepted.size() >= MAX_JOBS) { // enough to drain in time; the kills go on regardless
+                    sleep(200);
+                    continue;
+                }
+                String requestId = TENANT + "-" + sequence.incrementAndGet();
+                SubmitJobRequest request = SubmitJobRequest.newBuilder().setTenant(TENANT).setClientRequestId(requestId)
+                        .setSpec(shape(random)).build();
+                long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                boolean first = true;
+                while (System.nanoTime() < giveUp) {
+                    try {
+                        SubmitJobResponse response = jobs.withDeadlineAfter(10, TimeUnit.SECONDS).submitJob(request);
+                        accepted.put(requestId, response.getJob().getJobId());
+                        requests.put(requestId, request);
+                        mine.add(response.getJob().getJobId());
+                        if (response.getDuplicate()) {
+                            duplicates.incrementAndGet();
+                            if (first) {
+                                errors.add(requestId + " was new but the first SubmitJob said duplicate");
+                            }
+                        }
+                        break;
+                    } catch (StatusRuntimeException e) {
+                        Status.Code code = e.getStatus().getCode();
+                        if (code != Status.Code.UNAVAILABLE && code != Status.Code.DEADLINE_EXCEEDED
+                                && code != Status.Code.UNKNOWN && code != Status.Code.CANCELLED
+                                && code != Status.Code.INTERNAL) {
+                            errors.add(requestId + ": " + e.getStatus());
+                            break;
+                        }
+                        first = false; // outcome unknown: the same request again, later
+                        sleep(300);
+                    }
+                }
+                if (!mine.isEmpty() && random.nextInt(10) == 0) {
+                    String victim = mine.get(random.nextInt(mine.size()));
+                    try {
+                        jobs.withDeadlineAfter(10, TimeUnit.SECONDS).cancelJob(
+                                CancelJobRequest.newBuilder().setJobId(victim).setReason("kill test").build());
+                        cancelled.add(victim);
+                    } catch (StatusRuntimeException e) {
+                        // a crash in between: cancelling is best effort here
+                    }
+                }
+                sleep(150 + random.nextInt(250));
+            }
+        }
+
+        private static JobSpec shape(Random random) {
+            int roll = random.nextInt(100);
+            JobSpec.Builder spec = JobSpec.newBuilder().addCommand("sleep").addCommand(String.valueOf(2 + random.nextInt(4)));
+            if (roll < 60) {
+                return spec.setName("one-gpu").setWorkers(1).setGpusPerWorker(1).build();
+            }
+            if (roll < 85) {
+                return spec.setName("eight-gpu").setWorkers(1).setGpusPerWorker(8).build();
+            }
+            return spec.setName("gang").setWorkers(2).setGpusPerWorker(4).setInterconnect(Interconnect.INTERCONNECT_RDMA)
+                    .build();
+        }
+    }
+
+    /** Waits until every accepted job has ended and the outbox is empty; false if that did not happen in time. */
+    static boolean settle(Load load, Duration atMost) throws Exception {
+        long started = System.nanoTime();
+        long deadline = started + atMost.toNanos();
+        Set<String> ids = new HashSet<>(load.accepted.values());
+        while (System.nanoTime() < deadline) {
+            Map<String, Row> jobs = jobs();
+            long open = ids.stream().filter(id -> jobs.get(id) == null || !FINAL.contains(jobs.get(id).state)).count();
+            long outbox = count("select count(*) from outbox");
+            if (open == 0 && outbox == 0) {
+                log("settled after " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)
+                        + " s: every accepted job ended, outbox empty");
+                return true;
+            }
+            sleep(2000);
+        }
+        log("did not settle in " + atMost.toSeconds() + " s");
+        return false;
+    }
+
+    // ---------------------------------------------------------------- the invariants
+
+    static void checkNoneLost(Load load, Map<String, Row> jobs, List<String> violations) {
+        var stub = JobServiceGrpc.newBlockingStub(channel);
+        load.accepted.forEach((requestId, jobId) -> {
+            Row row = jobs.get(jobId);
+            if (row == null) {
+                violations.add("lost: " + requestId + " was accepted as " + jobId + ", which is not in the jobs table");
+            } else if (!row.clientRequestId.equals(requestId)) {
+                violations.add("job " + jobId + " has request id " + row.clientRequestId + ", accepted for " + requestId);
+            }
+            try {
+                Job job = stub.withDeadlineAfter(10, TimeUnit.SECONDS).getJob(GetJobRequest.newBuilder().setJobId(jobId).build());
+                if (!job.getClientRequestId().equals(requestId)) {
+                    violations.add("GetJob " + jobId + " names request " + job.getClientRequestId() + ", not " + requestId);
+                }
+            } catch (StatusRuntimeException e) {
+                violations.add("lost: GetJob " + jobId + " (accepted for " + requestId + "): " + e.getStatus());
+            }
+        });
+        // A repeat of a sample of accepted requests must return the same job, as a duplicate.
+        List<String> sample = new ArrayList<>(load.accepted.keySet());
+        java.util.Collections.shuffle(sample, new Random(SEED));
+        for (String requestId : sample.subList(0, Math.min(50, sample.size()))) {
+            SubmitJobResponse again = stub.withDeadlineAfter(10, TimeUnit.SECONDS).submitJob(load.requests.get(requestId));
+            if (!again.getDuplicate() || !again.getJob().getJobId().equals(load.accepted.get(requestId))) {
+                violations.add("repeat of " + requestId + " returned " + again.getJob().getJobId() + " duplicate="
+                        + again.getDuplicate() + ", first answer was " + load.accepted.get(requestId));
+            }
+        }
+    }
+
+    static void checkNonePlacedTwice(List<Alloc> active, List<String> violations) {
+        Map<String, Set<Integer>> attemptsByJob = new TreeMap<>();
+        Map<String, List<String>> byRank = new TreeMap<>();
+        Map<String, List<String>> byGpu = new TreeMap<>();
+        for (Alloc a : active) {
+            attemptsByJob.computeIfAbsent(a.jobId, k -> new HashSet<>()).add(a.attempt);
+            byRank.computeIfAbsent(a.jobId + " attempt " + a.attempt + " rank " + a.rank, k -> new ArrayList<>()).add(a.id);
+            if (a.wholeGpus) {
+                for (String gpu : a.gpus) {
+                    byGpu.computeIfAbsent(a.nodeId + " GPU " + gpu, k -> new ArrayList<>()).add(a.id);
+                }
+            }
+        }
+        attemptsByJob.forEach((job, attempts) -> {
+            if (attempts.size() > 1) {
+                violations.add("placed twice: " + job + " has active allocations of attempts " + attempts);
+            }
+        });
+        byRank.forEach((key, ids) -> {
+            if (ids.size() > 1) {
+                violations.add("placed twice: " + key + " has active allocations " + ids);
+            }
+        });
+        byGpu.forEach((gpu, ids) -> {
+            if (ids.size() > 1) {
+                violations.add("double-booked: " + gpu + " is held by active allocations " + ids);
+            }
+        });
+    }
+
+    static void checkNoneLeaked(Map<String, Row> jobs, List<Alloc> active, List<String> violations) {
+        for (Alloc a : active) {
+            Row job = jobs.get(a.jobId);
+            if (job == null) {
+                violations.add("leaked: active allocation " + a.id + " of unknown job " + a.jobId);
+            } else if (!LIVE.contains(job.state)) {
+                violations.add("leaked: active allocation " + a.id + " (" + a.state + ") of " + job.state + " job " + a.jobId);
+            } else if (a.attempt != job.attempt) {
+                violations.add("leaked: active allocation " + a.id + " of attempt " + a.attempt + ", job " + a.jobId
+                        + " is on attempt " + job.attempt);
+            }
+        }
+    }
+
+    /** After a restart the scheduler rebuilds its view of the GPUs: it must agree with the allocations table. */
+    static void checkSchedulerViewMatchesTable(List<Alloc> active, List<String> violations) {
+        Map<String, String> inTable = new TreeMap<>();
+        for (Alloc a : active) {
+            if (a.wholeGpus) {
+                a.gpus.forEach(g -> inTable.put(a.nodeId + " GPU " + g, a.id));
+            }
+        }
+        Map<String, String> inMemory = new TreeMap<>();
+        for (Node node : ClusterServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS)
+                .listNodes(ListNodesRequest.getDefaultInstance()).getNodesList()) {
+            if (!node.getNodeId().startsWith(NODE_PREFIX + "-")) {
+                continue;
+            }
+            for (Gpu gpu : node.getGpusList()) {
+                if (gpu.getAllocated()) {
+                    inMemory.put(node.getNodeId() + " GPU " + gpu.getIndex(), gpu.getAllocationId());
+                }
+            }
+        }
+        Map<String, String> onlyInMemory = new TreeMap<>(inMemory);
+        inTable.forEach(onlyInMemory::remove);
+        Map<String, String> onlyInTable = new TreeMap<>(inTable);
+        inMemory.forEach(onlyInTable::remove);
+        Map<String, String> different = new TreeMap<>();
+        inMemory.forEach((gpu, id) -> {
+            if (inTable.containsKey(gpu) && !inTable.get(gpu).equals(id)) {
+                different.put(gpu, id + " in memory, " + inTable.get(gpu) + " in the table");
+            }
+        });
+        if (!onlyInMemory.isEmpty() || !onlyInTable.isEmpty() || !different.isEmpty()) {
+            violations.add("the scheduler's view of allocated GPUs differs from the active rows: held only in memory "
+                    + first(onlyInMemory) + ", only in the table " + first(onlyInTable) + ", by another allocation "
+                    + first(different));
+        }
+    }
+
+    /** What the agent runs must be active in the table, or a GPU is in use that the scheduler thinks free. */
+    static void checkAgentRunsOnlyActive(List<Alloc> active, List<String> violations) throws Exception {
+        Set<String> activeIds = new HashSet<>();
+        active.forEach(a -> activeIds.add(a.id));
+        JsonNode hosts = EventCodec.mapper().readTree(get(AGENT, "/agent/hosts"));
+        for (JsonNode host : hosts) {
+            for (JsonNode running : host.path("allocations")) {
+                String id = running.path("allocationId").asText();
+                if (!activeIds.contains(id)) {
+                    violations.add("zombie: the agent runs " + id + " of " + running.path("jobId").asText() + " on "
+                            + host.path("nodeId").asText() + " GPUs " + running.path("gpuIndices")
+                            + ", which is not active in the allocations table");
+                }
+            }
+        }
+    }
+
+    static String first(Map<String, String> map) {
+        return map.entrySet().stream().limit(10).map(e -> e.getKey() + "=" + e.getValue())
+                .collect(java.util.stream.Collectors.joining(", ", "{", map.size() > 10 ? ", ... (" + map.size() + ")}" : "}"));
+    }
+
+    // ---------------------------------------------------------------- database
+
+    record Row(String id, String clientRequestId, String state, int attempt, String reason) {
+    }
+
+    record Alloc(String id, String jobId, int attempt, int rank, String nodeId, List<String> gpus, String state,
+            boolean wholeGpus) {
+    }
+
+    static Connection db(String schema) throws SQLException {
+        return DriverManager.getConnection(schema == null ? JDBC : JDBC + "?currentSchema=" + schema, DB_USER, DB_PASSWORD);
+    }
+
+    static Map<String, Row> jobs() throws SQLException {
+        Map<String, Row> rows = new HashMap<>();
+        try (Connection c = db(SCHEMA); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("select id, client_request_id, state, attempt, reason from jobs")) {
+            while (rs.next()) {
+                rows.put(rs.getString(1), new Row(rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4),
+                        rs.getString(5)));
+            }
+        }
+        return rows;
+    }
+
+    static List<Alloc> activeAllocations() throws SQLException {
+        List<Alloc> rows = new ArrayList<>();
+        try (Connection c = db(SCHEMA); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("select * from allocations where state in ('STARTING', 'RUNNING')")) {
+            Set<String> columns = new HashSet<>();
+            for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                columns.add(rs.getMetaData().getColumnName(i));
+            }
+            while (rs.next()) {
+                String gpus = rs.getString("gpu_indices");
+                // Whole GPUs unless the row is a MIG slice or a share of a GPU (columns of a later migration).
+                boolean whole = (!columns.contains("mig_profile") || rs.getString("mig_profile") == null)
+                        && (!columns.contains("milli_gpu") || rs.getInt("milli_gpu") >= 1000);
+                rows.add(new Alloc(rs.getString("id"), rs.getString("job_id"), rs.getInt("attempt"), rs.getInt("rank"),
+                        rs.getString("node_id"), gpus == null || gpus.isBlank() ? List.of() : List.of(gpus.split(",")),
+                        rs.getString("state"), whole));
+            }
+        }
+        return rows;
+    }
+
+    static long count(String sql) throws SQLException {
+        try (Connection c = db(SCHEMA); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    // ---------------------------------------------------------------- processes
+
+    static void startScheduler() throws Exception {
+        schedulerStarts++;
+        Map<String, String> env = new HashMap<>();
+        env.put("QUARKUS_HTTP_PORT", String.valueOf(SCHEDULER));
+        env.put("KAFKA_BOOTSTRAP_SERVERS", "localhost:" + KAFKA);
+        env.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + PG + "/" + DB + "?search_path=" + SCHEMA);
+        env.put("QUARKUS_DATASOURCE_JDBC_URL", JDBC + "?currentSchema=" + SCHEMA);
+        env.put("QUARKUS_FLYWAY_SCHEMAS", SCHEMA);
+        env.put("QUARKUS_FLYWAY_DEFAULT_SCHEMA", SCHEMA);
+        scheduler = java("scheduler-" + schedulerStarts, SCHEDULER, env, List.of(),
+                SCHEDULER_APP.resolve("quarkus-run.jar"));
+        waitReady("scheduler", SCHEDULER, scheduler);
+    }
+
+    static Process java(String name, int port, Map<String, String> env, List<String> props, Path jar) throws IOException {
+        List<String> command = new ArrayList<>(List.of("java", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Dquarkus.http.port=" + port));
+        command.addAll(props);
+        command.addAll(List.of("-jar", jar.toString()));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(RUN_DIR.resolve("logs/" + name + ".log").toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        pb.environment().putAll(env);
+        return pb.start();
+    }
+
+    static void waitReady(String name, int port, Process process) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
+        long started = System.nanoTime();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited " + process.exitValue() + "; see " + RUN_DIR.resolve("logs"));
+            }
+            try {
+                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
+                        + "/q/health/ready")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) {
+                    log(name + " ready on :" + port + " after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
+                            + " ms");
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            sleep(500);
+        }
+        throw new IllegalStateException(name + " was not ready in 150 s; see " + RUN_DIR.resolve("logs"));
+    }
+
+    static void waitForFleet() {
+        var cluster = ClusterServiceGrpc.newBlockingStub(channel);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (System.nanoTime() < deadline) {
+            long known = cluster.withDeadlineAfter(10, TimeUnit.SECONDS).listNodes(ListNodesRequest.getDefaultInstance())
+                    .getNodesList().stream().filter(n -> n.getNodeId().startsWith(NODE_PREFIX + "-") && n.getHealthy())
+                    .count();
+            if (known >= HOSTS) {
+                return;
+            }
+            sleep(500);
+        }
+        throw new IllegalStateException("the scheduler did not see the " + HOSTS + " simulated hosts in 90 s");
+    }
+
+    static void stop(Process process) throws InterruptedException {
+        if (process != null && process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        }
+    }
+
+    static void killChildren() {
+        for (Process p : new Process[] {scheduler, agent}) {
+            if (p != null && p.isAlive()) {
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    static void kafka(String command) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder("bash", ROOT.resolve("deploy/local/kafka.sh").toString(), command)
+                .directory(ROOT.toFile()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(RUN_DIR.resolve("logs/kafka.sh.log").toFile()))
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        pb.environment().put("GPUCLOUD_RUN_DIR", RUN_DIR.toString());
+        pb.environment().put("KAFKA_PORT", String.valueOf(KAFKA));
+        pb.environment().put("KAFKA_CONTROLLER_PORT", String.valueOf(KAFKA_CONTROLLER));
+        Process p = pb.start();
+        if (!p.waitFor(3, TimeUnit.MINUTES) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            throw new IllegalStateException("deploy/local/kafka.sh " + command + " failed: "
+                    + Files.readString(RUN_DIR.resolve("logs/kafka.sh.log")));
+        }
+    }
+
+    static String get(int port, String path) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    static void copyTree(Path from, Path to) throws IOException {
+        if (!Files.exists(from.resolve("quarkus-run.jar"))) {
+            throw new IllegalStateException(from.resolve("quarkus-run.jar") + " is missing: package the service first"
+                    + " (./mvnw -B -pl scheduler-service,node-agent package -DskipTests)");
+        }
+        deleteTree(to);
+        try (var paths = Files.walk(from)) {
+            for (Path p : (Iterable<Path>) paths::iterator) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target);
+                }
+            }
+        }
+    }
+
+    static void deleteTree(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (var paths = Files.walk(dir)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static void log(String message) {
+        System.out.println("[kill-test " + java.time.LocalTime.now().withNano(0) + "] " + message);
+    }
+}
