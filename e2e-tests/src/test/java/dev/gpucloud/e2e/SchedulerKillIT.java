@@ -123,10 +123,12 @@ class SchedulerKillIT {
         copyTree(Path.of(System.getProperty("gpucloud.killtest.scheduler-app",
                 ROOT.resolve("scheduler-service/target/quarkus-app").toString())), SCHEDULER_APP);
         copyTree(ROOT.resolve("node-agent/target/quarkus-app"), AGENT_APP);
-        agent = java("agent", AGENT, Map.of(), List.of(
+        // the environment wins over -D for SmallRye's Kafka connector: CI exports the shared broker there
+        agent = java("agent", AGENT, Map.of("KAFKA_BOOTSTRAP_SERVERS", "localhost:" + KAFKA), List.of(
                 "-Dgpucloud.agent.id=killtest-" + RUN_ID,
                 "-Dgpucloud.agent.sim.node-prefix=" + NODE_PREFIX,
                 "-Dgpucloud.agent.sim.fleet=a100x8:" + HOSTS,
+                "-Dgpucloud.agent.spool.dir=" + RUN_DIR.resolve("agent-spool"),
                 "-Dkafka.bootstrap.servers=localhost:" + KAFKA),
                 AGENT_APP.resolve("quarkus-run.jar"));
         startScheduler();

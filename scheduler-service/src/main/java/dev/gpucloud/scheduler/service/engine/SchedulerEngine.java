@@ -20,6 +20,7 @@ import dev.gpucloud.scheduler.framework.PlacementFramework;
 import dev.gpucloud.scheduler.framework.PlacementRequest;
 import dev.gpucloud.scheduler.framework.Profile;
 import dev.gpucloud.scheduler.framework.Status;
+import dev.gpucloud.scheduler.framework.plugins.FragmentationGradientScore;
 import dev.gpucloud.scheduler.lifecycle.JobRun;
 import dev.gpucloud.scheduler.lifecycle.RetryPolicy;
 import dev.gpucloud.scheduler.lifecycle.Transition;
@@ -85,6 +86,8 @@ public class SchedulerEngine {
     private final JobQueue queue = new JobQueue();
     private final SpotPolicy spot;
     private final RetryPolicy retry;
+    /** Learns the shapes of accepted jobs, so packing keeps room for what the cluster runs (FGD). */
+    private final FragmentationGradientScore fragmentation = new FragmentationGradientScore(1000);
     private final Map<String, RunningJob> running = new HashMap<>();
     private final Map<String, String> lastReason = new HashMap<>();
     /** Why a requeued job went back to the queue, kept in its pending reason until it is placed again. */
@@ -107,6 +110,7 @@ public class SchedulerEngine {
         this.watchers = watchers;
         this.config = config;
         this.framework = new PlacementFramework(Profile.builder("production")
+                .score(fragmentation, 2)
                 .heartbeatTimeoutMillis(config.hostTimeout().toMillis())
                 .xidQuarantineMillis(config.xidQuarantine().toMillis())
                 .feasibleToScore(config.feasibleHostsToScore()).build());
@@ -164,7 +168,9 @@ public class SchedulerEngine {
                             int queued = 0;
                             for (JobEntity job : jobs) {
                                 if (job.state == JobState.PENDING) {
-                                    queue.enqueue(queued(job, specOf(job)));
+                                    QueuedJob entry = queued(job, specOf(job));
+                                    queue.enqueue(entry);
+                                    fragmentation.observe(entry.request());
                                     queued++;
                                 } else {
                                     List<AllocationEntity> mine = byJob.getOrDefault(job.id, List.of()).stream()
@@ -220,7 +226,9 @@ public class SchedulerEngine {
                     job.updatedAt = now;
                     LOG.infof("accepted %s (%s) for tenant %s: %d worker(s) x %s", job.id, spec.name(), tenant,
                             spec.workers(), shape(spec));
-                    changes.queued.add(queued(job, spec));
+                    QueuedJob entry = queued(job, spec);
+                    changes.queued.add(entry);
+                    fragmentation.observe(entry.request());
                     return s.persist(job)
                             .call(() -> announce(s, changes, job, List.of()))
                             .flatMap(v -> view(s, job)).map(v -> new Submitted(v, false));
