@@ -171,9 +171,9 @@ class PlatformFlowTest {
         TopicTail jobDead = kafka.deadLetters(Topics.JOB_EVENTS);
         String wrongKey = "job-" + RUN + "-wrongkey";
         String missing = "job-" + RUN + "-missing";
-        kafka.send(EventRecords.record(Topics.JOB_EVENTS, wrongKey, new JobEvent("job-other", "acme", JobState.PENDING,
+        kafka.send(EventRecords.record(Topics.JOB_EVENTS, wrongKey, new JobEvent("job-other", "test-tenant", JobState.PENDING,
                 null, Instant.now(), List.of(), null), SOURCE));
-        kafka.send(withValue(EventRecords.record(Topics.JOB_EVENTS, missing, new JobEvent(missing, "acme",
+        kafka.send(withValue(EventRecords.record(Topics.JOB_EVENTS, missing, new JobEvent(missing, "test-tenant",
                 JobState.PENDING, null, Instant.now(), List.of(), null), SOURCE),
                 "{\"jobId\":\"" + missing + "\",\"state\":\"PENDING\",\"occurredAt\":\"2026-01-01T00:00:00Z\"}"));
 

@@ -193,7 +193,7 @@ class AgentFlowTest {
             assertThat(intervals).allSatisfy(u -> {
                 assertThat(u.sku()).isEqualTo(Sku.wholeGpu("A100-SXM4-40GB"));
                 assertThat(u.units()).isEqualTo(2);
-                assertThat(u.tenant()).isEqualTo("acme");
+                assertThat(u.tenant()).isEqualTo("test-tenant");
                 assertThat(u.capacityType()).isEqualTo(CapacityType.ON_DEMAND);
                 assertThat(u.zone()).isEqualTo("local-1a");
             });

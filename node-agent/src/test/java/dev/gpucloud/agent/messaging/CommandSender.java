@@ -21,12 +21,12 @@ final class CommandSender {
 
     static NodeCommand start(String node, String allocationId, List<Integer> gpus, List<String> command) {
         return new NodeCommand(UUID.randomUUID().toString(), NodeCommandType.START, node, allocationId,
-                "job-" + allocationId, "acme", gpus, null, 0, 0, 1, null, command, Map.of(), null, null, null,
+                "job-" + allocationId, "test-tenant", gpus, null, 0, 0, 1, null, command, Map.of(), null, null, null,
                 Instant.now());
     }
 
     static NodeCommand command(NodeCommandType type, String node, String allocationId, String checkpointDir) {
-        return new NodeCommand(UUID.randomUUID().toString(), type, node, allocationId, "job-" + allocationId, "acme",
+        return new NodeCommand(UUID.randomUUID().toString(), type, node, allocationId, "job-" + allocationId, "test-tenant",
                 List.of(), null, 0, 0, 0, null, List.of(), Map.of(), checkpointDir, null,
                 type == NodeCommandType.CHECKPOINT ? Instant.now().plusSeconds(120) : null, Instant.now());
     }

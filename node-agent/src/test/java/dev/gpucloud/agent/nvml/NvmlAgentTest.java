@@ -150,7 +150,7 @@ class NvmlAgentTest {
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> given().get("/q/health/ready").then().statusCode(200));
         String alloc = "proc-" + UUID.randomUUID().toString().substring(0, 8);
         NodeCommand start = new NodeCommand(UUID.randomUUID().toString(), NodeCommandType.START, NODE, alloc,
-                "job-" + alloc, "acme", List.of(0), null, 0, 0, 1, null,
+                "job-" + alloc, "test-tenant", List.of(0), null, 0, 0, 1, null,
                 List.of("bash", "-c", "echo \"gpus=$CUDA_VISIBLE_DEVICES\"; sleep 1.5; exit 4"), Map.of(), null, null,
                 null, Instant.now());
         try (TestKafka kafka = new TestKafka();

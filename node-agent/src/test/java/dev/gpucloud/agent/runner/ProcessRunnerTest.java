@@ -62,7 +62,7 @@ class ProcessRunnerTest {
 
     private NodeCommand start(String alloc, List<Integer> gpus, String mig, int milli, List<String> command,
             Map<String, String> env) {
-        return new NodeCommand("c-" + (++commands), NodeCommandType.START, NODE, alloc, "job-" + alloc, "acme", gpus,
+        return new NodeCommand("c-" + (++commands), NodeCommandType.START, NODE, alloc, "job-" + alloc, "test-tenant", gpus,
                 mig, milli, 1, 2, "10.0.0.1:29500", command, env, null, "/ckpt/job-" + alloc + "/step-7", null,
                 Instant.now());
     }
@@ -72,7 +72,7 @@ class ProcessRunnerTest {
     }
 
     private NodeCommand mk(NodeCommandType type, String alloc) {
-        return new NodeCommand("c-" + (++commands), type, NODE, alloc, "job-" + alloc, "acme", List.of(), null, 0, 0, 0,
+        return new NodeCommand("c-" + (++commands), type, NODE, alloc, "job-" + alloc, "test-tenant", List.of(), null, 0, 0, 0,
                 null, List.of(), Map.of(), null, null, null, Instant.now());
     }
 
@@ -268,7 +268,7 @@ class ProcessRunnerTest {
         handle(quick);
         assertThat(notes()).anyMatch(n -> n.startsWith("ignored repeated command " + quick.commandId()));
         Map<String, String> env = new HashMap<>();
-        NodeCommand other = new NodeCommand("c-x", NodeCommandType.STOP, "another-host", "a", "j", "acme", List.of(),
+        NodeCommand other = new NodeCommand("c-x", NodeCommandType.STOP, "another-host", "a", "j", "test-tenant", List.of(),
                 null, 0, 0, 0, null, List.of(), env, null, null, null, Instant.now());
         assertThat(runner.owns("another-host")).isFalse();
         assertThat(handle(other).allocationEvents()).isEmpty();
