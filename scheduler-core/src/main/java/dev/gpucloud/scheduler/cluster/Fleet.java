@@ -93,7 +93,7 @@ public final class Fleet {
 
     public void heard(String nodeId, long atMillis) {
         NodeState node = byId.get(nodeId);
-        if (node != null && (atMillis > node.lastHeardMillis || node.lastHeardMillis == NodeState.NEVER)) {
+        if (node != null && atMillis > node.lastHeardMillis) {
             node.lastHeardMillis = atMillis;
         }
     }

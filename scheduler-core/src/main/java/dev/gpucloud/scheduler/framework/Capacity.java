@@ -27,7 +27,7 @@ final class Capacity {
                 int ok = 0;
                 for (int i = 0; i < n; i++) {
                     GpuState g = node.gpu(i);
-                    if (g.mig() == null && allowed(r, g)) {
+                    if (g.mig() == null && r.accepts(g)) {
                         ok++;
                         island[g.island() >= 0 && g.island() < n ? g.island() : n]++;
                     }
@@ -45,7 +45,7 @@ final class Capacity {
                 fit = 0;
                 for (int i = 0; i < node.gpuCount(); i++) {
                     GpuState g = node.gpu(i);
-                    if (g.mig() != null && (r.models().isEmpty() || r.models().contains(g.model()))
+                    if (g.mig() != null && r.acceptsModel(g)
                             && g.mig().profile(r.migProfile()).isPresent()) {
                         fit += g.mig().slots() / g.mig().profile(r.migProfile()).get().slices();
                     }
@@ -55,7 +55,7 @@ final class Capacity {
                 fit = 0;
                 for (int i = 0; i < node.gpuCount(); i++) {
                     GpuState g = node.gpu(i);
-                    if (g.mig() == null && allowed(r, g)) {
+                    if (g.mig() == null && r.accepts(g)) {
                         fit += 1000 / r.milliGpu();
                     }
                 }
@@ -69,9 +69,5 @@ final class Capacity {
             fit = (int) Math.min(fit, node.memoryMib() / r.memoryMib());
         }
         return fit;
-    }
-
-    private static boolean allowed(PlacementRequest r, GpuState g) {
-        return (r.models().isEmpty() || r.models().contains(g.model())) && g.memoryMib() >= r.minGpuMemoryMib();
     }
 }

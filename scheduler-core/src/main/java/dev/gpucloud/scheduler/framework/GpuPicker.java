@@ -26,16 +26,12 @@ final class GpuPicker {
         };
     }
 
-    private static boolean allowed(PlacementRequest r, GpuState g) {
-        return (r.models().isEmpty() || r.models().contains(g.model())) && g.memoryMib() >= r.minGpuMemoryMib();
-    }
-
     private static Assignment whole(PlacementRequest r, NodeState node, int rank) {
         int n = node.gpuCount();
         int[] islandFree = new int[n + 1];
         for (int i = 0; i < n; i++) {
             GpuState g = node.gpu(i);
-            if (g.isWholeFree() && allowed(r, g)) {
+            if (g.isWholeFree() && r.accepts(g)) {
                 islandFree[islandOf(g, n)]++;
             }
         }
@@ -53,7 +49,7 @@ final class GpuPicker {
             }
             for (int i = 0; i < n && chosen.size() < need; i++) {
                 GpuState g = node.gpu(i);
-                if (g.isWholeFree() && allowed(r, g) && islandOf(g, n) == island) {
+                if (g.isWholeFree() && r.accepts(g) && islandOf(g, n) == island) {
                     chosen.add(g.index());
                 }
             }
@@ -63,7 +59,7 @@ final class GpuPicker {
                 int best = -1;
                 for (int i = 0; i < n; i++) {
                     GpuState g = node.gpu(i);
-                    if (!used[i] && g.isWholeFree() && allowed(r, g)
+                    if (!used[i] && g.isWholeFree() && r.accepts(g)
                             && (best < 0 || islandFree[islandOf(g, n)] < islandFree[islandOf(node.gpu(best), n)])) {
                         best = i;
                     }
@@ -88,7 +84,7 @@ final class GpuPicker {
         GpuState best = null;
         for (int i = 0; i < node.gpuCount(); i++) {
             GpuState g = node.gpu(i);
-            if (g.mig() == null && allowed(r, g) && g.freeMilli() >= r.milliGpu()
+            if (g.mig() == null && r.accepts(g) && g.freeMilli() >= r.milliGpu()
                     && (best == null || g.freeMilli() < best.freeMilli())) {
                 best = g;
             }
@@ -105,7 +101,7 @@ final class GpuPicker {
         int bestStart = -1;
         for (int i = 0; i < node.gpuCount(); i++) {
             GpuState g = node.gpu(i);
-            if (g.mig() == null || !(r.models().isEmpty() || r.models().contains(g.model()))) {
+            if (g.mig() == null || !r.acceptsModel(g)) {
                 continue;
             }
             MigProfile p = g.mig().profile(r.migProfile()).orElse(null);

@@ -194,8 +194,7 @@ public final class PlacementFramework {
             int free = 0;
             for (int i = 0; i < n; i++) {
                 GpuState gpu = node.gpu(i);
-                if (gpu.isWholeFree() && (r.models().isEmpty() || r.models().contains(gpu.model()))
-                        && gpu.memoryMib() >= r.minGpuMemoryMib()) {
+                if (gpu.isWholeFree() && r.accepts(gpu)) {
                     free++;
                     island[gpu.island() >= 0 && gpu.island() < n ? gpu.island() : n]++;
                 }

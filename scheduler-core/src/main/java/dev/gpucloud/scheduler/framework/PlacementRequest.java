@@ -71,6 +71,16 @@ public record PlacementRequest(
         return gpusPerWorker > 0 ? Kind.WHOLE : Kind.FRACTION;
     }
 
+    /** The GPU is of a model this job accepts (any, when it names none). */
+    public boolean acceptsModel(dev.gpucloud.scheduler.cluster.GpuState g) {
+        return models.isEmpty() || models.contains(g.model());
+    }
+
+    /** The GPU is of an accepted model and has the memory this job asks for. */
+    public boolean accepts(dev.gpucloud.scheduler.cluster.GpuState g) {
+        return acceptsModel(g) && g.memoryMib() >= minGpuMemoryMib;
+    }
+
     /** Whole GPUs per worker; a slice or a fraction counts as one GPU to find. */
     public int gpusNeeded() {
         return gpusPerWorker > 0 ? gpusPerWorker : 1;

@@ -10,12 +10,12 @@ final class Gpus {
     }
 
     static boolean modelAllowed(PlacementRequest r, GpuState g) {
-        return r.models().isEmpty() || r.models().contains(g.model());
+        return r.acceptsModel(g);
     }
 
     /** Allowed model with enough memory (for a MIG slice the slice's memory is checked elsewhere). */
     static boolean allowed(PlacementRequest r, GpuState g) {
-        return modelAllowed(r, g) && g.memoryMib() >= r.minGpuMemoryMib();
+        return r.accepts(g);
     }
 
     static String models(PlacementRequest r) {
