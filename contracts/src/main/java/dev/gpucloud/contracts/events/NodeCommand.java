@@ -8,6 +8,12 @@ import java.util.Map;
  * An instruction to one host's agent, on {@code node.commands} keyed by nodeId. START carries what
  * the worker runs; CHECKPOINT carries the deadline to save by; STOP ends the allocation.
  * {@code commandId} is stable across redeliveries so an agent can ignore a repeat.
+ *
+ * <p>{@code migInstanceUuid} names the MIG instance to run on, either by its UUID ({@code MIG-...})
+ * or as a slot, {@code <profile>@<start>} (e.g. {@code 3g.40gb@4}): the scheduler places MIG work
+ * by NVIDIA's placement rules and names the slot it chose; the agent runs it on the instance of that
+ * profile at that start, creating it where the GPU allows, and reports the instance's UUID on the
+ * STARTED allocation event.
  */
 public record NodeCommand(
         String commandId,
@@ -48,5 +54,31 @@ public record NodeCommand(
                 throw new IllegalArgumentException("field 'gpuIndices' must name at least one GPU for START");
             }
         }
+    }
+
+    /** A MIG slot a START names: a profile at a placement start. */
+    public record MigSlot(String profile, int start) {
+        private static final java.util.regex.Pattern SLOT =
+                java.util.regex.Pattern.compile("(\\d+g\\.\\d+gb(?:\\+me)?)@([0-7])");
+
+        /** The slot {@code value} names, or empty when it is not of the form {@code <profile>@<start>}. */
+        public static java.util.Optional<MigSlot> parse(String value) {
+            if (value == null) {
+                return java.util.Optional.empty();
+            }
+            var m = SLOT.matcher(value);
+            return m.matches() ? java.util.Optional.of(new MigSlot(m.group(1), Integer.parseInt(m.group(2))))
+                    : java.util.Optional.empty();
+        }
+
+        @Override
+        public String toString() {
+            return profile + "@" + start;
+        }
+    }
+
+    /** The MIG slot this command names, or empty when it names an instance by UUID or no MIG at all. */
+    public java.util.Optional<MigSlot> migSlot() {
+        return MigSlot.parse(migInstanceUuid);
     }
 }

@@ -16,8 +16,9 @@ public final class Samples {
                 21_960_000L, 96_000, 1_152_000L, "a", List.of("spine-1", "leaf-1"),
                 List.of(new GpuDevice(0, "GPU-0b1c", "A100-SXM4-40GB", 40_960, "00000000:10:1C.0", 0, false, List.of()),
                         new GpuDevice(1, "GPU-1d2e", "A100-SXM4-40GB", 40_960, "00000000:10:1D.0", 0, true,
-                                List.of(new MigInstance(1, "1g.5gb", "MIG-aa11", 4_864)))),
-                List.of("imagenet"), "simulated", T0);
+                                List.of(new MigInstance(1, "1g.5gb", "MIG-aa11", 4_864, 6)))),
+                List.of("imagenet"), "simulated", T0,
+                List.of(new RdmaNic("mlx5_0", 1, "ACTIVE", "InfiniBand", 200.0)));
     }
 
     public static TelemetrySample telemetry() {

@@ -74,7 +74,9 @@ public class BackendProducer {
                 config.backend().name().toLowerCase().replace('_', '-'));
         Path datasets = config.host().datasetCacheDir().filter(d -> !d.isBlank()).map(Path::of).orElse(null);
         InstanceFacts facts = null;
+        Path sysfs = null;
         if (backend != fleet) {
+            sysfs = Path.of(config.host().sysfsRoot());
             List<RdmaPort> nics = RdmaNics.read(Path.of(config.host().sysfsRoot()));
             LOG.infof("RDMA ports under %s/class/infiniband: %s", config.host().sysfsRoot(), nics.isEmpty() ? "none"
                     : nics.stream().map(p -> p.device() + "/" + p.port() + " " + p.state() + " " + p.linkLayer() + " "
@@ -93,7 +95,8 @@ public class BackendProducer {
         if (datasets != null) {
             LOG.infof("reporting the datasets cached in %s", datasets);
         }
-        return datasets == null && facts == null ? backend : new EnrichedBackend(backend, datasets, facts);
+        return datasets == null && facts == null && sysfs == null ? backend
+                : new EnrichedBackend(backend, datasets, facts, sysfs);
     }
 
     @Produces

@@ -1,5 +1,7 @@
 package dev.gpucloud.agent.inventory;
 
+import dev.gpucloud.contracts.events.RdmaNic;
+
 /**
  * One port of an RDMA NIC as /sys/class/infiniband shows it: device (mlx5_0), port number, state
  * (ACTIVE, DOWN...), link layer (InfiniBand or Ethernet, the latter being RoCE) and rate in Gb/s
@@ -9,5 +11,10 @@ public record RdmaPort(String device, int port, String state, String linkLayer, 
 
     public boolean active() {
         return "ACTIVE".equals(state);
+    }
+
+    /** The port as gpu.inventory describes it. */
+    public RdmaNic toNic() {
+        return new RdmaNic(device, port, state, linkLayer, rateGbps);
     }
 }

@@ -4,6 +4,7 @@ import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.MigInstance;
+import dev.gpucloud.contracts.events.RdmaNic;
 import dev.gpucloud.contracts.events.Sku;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -83,7 +84,19 @@ public final class SimulatedHost {
     public HostInventory inventory(Instant observedAt) {
         return new HostInventory(nodeId, nodeId, profile.instanceType(), zone, capacityType, priceMicrosPerHour,
                 profile.vcpus() * 1000, profile.memoryGib() * 1024, rdmaFabric, switchPath, gpus, List.of(),
-                "simulated", observedAt);
+                "simulated", observedAt, rdmaNics());
+    }
+
+    /** A host on a fabric has one 200 Gb/s InfiniBand port per GPU (a DGX's layout), all ACTIVE; others none. */
+    private List<RdmaNic> rdmaNics() {
+        if (rdmaFabric == null || rdmaFabric.isBlank()) {
+            return List.of();
+        }
+        List<RdmaNic> nics = new ArrayList<>();
+        for (int i = 0; i < gpus.size(); i++) {
+            nics.add(new RdmaNic("mlx5_" + i, 1, "ACTIVE", "InfiniBand", 200));
+        }
+        return nics;
     }
 
     /**

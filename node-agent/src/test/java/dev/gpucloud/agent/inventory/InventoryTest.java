@@ -6,6 +6,7 @@ import dev.gpucloud.agent.backend.GpuBackend;
 import dev.gpucloud.agent.cloud.InstanceFacts;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.HostInventory;
+import dev.gpucloud.contracts.events.RdmaNic;
 import dev.gpucloud.contracts.events.TelemetrySample;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -86,5 +87,18 @@ class InventoryTest {
         assertThat(enriched.zone()).isEqualTo("us-east-1a");
         assertThat(enriched.capacityType()).isEqualTo(CapacityType.SPOT);
         assertThat(EnrichedBackend.unwrap(new EnrichedBackend(backend, null, null))).isSameAs(backend);
+        assertThat(enriched.rdmaNics()).isEmpty();
+
+        Path sysfs = temp.resolve("sys");
+        port(sysfs, "mlx5_0", 1, "4: ACTIVE", "InfiniBand", "200 Gb/sec (4X HDR)");
+        port(sysfs, "mlx5_1", 1, "1: DOWN", "Ethernet", "100 Gb/sec (2X EDR)");
+        EnrichedBackend withNics = new EnrichedBackend(backend, null, null, sysfs);
+        HostInventory described = withNics.inventory().get(0);
+        assertThat(described.rdmaNics()).containsExactly(new RdmaNic("mlx5_0", 1, "ACTIVE", "InfiniBand", 200),
+                new RdmaNic("mlx5_1", 1, "DOWN", "Ethernet", 100));
+        assertThat(described.hasActiveRdma()).isTrue();
+        // read afresh: a port that goes down shows in the next description
+        port(sysfs, "mlx5_0", 1, "1: DOWN", "InfiniBand", "200 Gb/sec (4X HDR)");
+        assertThat(withNics.inventory().get(0).hasActiveRdma()).isFalse();
     }
 }

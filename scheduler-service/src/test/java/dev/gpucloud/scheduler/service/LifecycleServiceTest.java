@@ -9,6 +9,7 @@ import dev.gpucloud.contracts.events.AllocationEventType;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.events.HostInventory;
+import dev.gpucloud.contracts.events.RdmaNic;
 import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.NodeCommandType;
 import dev.gpucloud.contracts.events.NodeEvent;
@@ -293,6 +294,17 @@ class LifecycleServiceTest {
         NodeCommand slice = nextCommand(migHost, shared);
         assertThat(slice.nodeId()).isEqualTo(migHost);
         assertThat(slice.migInstanceUuid()).isEqualTo("3g.40gb@4");
+        assertThat(slice.migSlot()).contains(new NodeCommand.MigSlot("3g.40gb", 4));
+        // until the agent says which instance it ran on, the job shows the slot; then the instance's UUID
+        assertThat(job(slice.jobId()).getPlacement(0).getMigInstance()).isEqualTo("3g.40gb@4");
+        kafka.send(EventRecords.record(Topics.ALLOCATION_EVENTS, slice.jobId(), new AllocationEvent(slice.allocationId(),
+                slice.jobId(), slice.nodeId(), AllocationEventType.STARTED, Instant.now(), null, null, "test",
+                "MIG-5e1f0c2a-test"), "test"));
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            Job running = job(slice.jobId());
+            assertThat(running.getState()).isEqualTo(JobState.RUNNING);
+            assertThat(running.getPlacement(0).getMigInstance()).isEqualTo("MIG-5e1f0c2a-test");
+        });
         submit(spec(0).setMilliGpu(250));
         submit(spec(0).setMilliGpu(500));
         NodeCommand f1 = nextCommand(shared);
@@ -309,5 +321,59 @@ class LifecycleServiceTest {
             var sliced = mine.stream().filter(m -> m.getRdmaFabric().equals("m")).findFirst().orElseThrow();
             assertThat(sliced.getFreeMilli()).isEqualTo(500);
         });
+    }
+
+    @Test
+    void aGangCheckpointCountsOnlyOnceEveryWorkerSavedIt() {
+        String a = "ca-" + model;
+        String b = "cb-" + model;
+        join(host(a, 8, CapacityType.ON_DEMAND, "c", false), host(b, 8, CapacityType.ON_DEMAND, "c", false));
+        String id = submit(spec(8).setWorkers(2).setInterconnect(Interconnect.INTERCONNECT_RDMA));
+        NodeCommand w0 = nextCommand(a, b);
+        NodeCommand w1 = nextCommand(a, b);
+        report(w0, AllocationEventType.STARTED, null, null);
+        report(w1, AllocationEventType.STARTED, null, null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.RUNNING);
+
+        // rank 0 finished step 200, rank 1 only step 100: the gang's checkpoint is step 100
+        report(w0, AllocationEventType.CHECKPOINT_SAVED, null, "/ckpt/" + id + "/step-100");
+        report(w0, AllocationEventType.CHECKPOINT_SAVED, null, "/ckpt/" + id + "/step-200");
+        report(w0, AllocationEventType.CHECKPOINT_SAVED, null, "/ckpt/" + id + "/step-200"); // a repeat
+        report(w1, AllocationEventType.CHECKPOINT_SAVED, null, "/ckpt/" + id + "/step-100");
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getResumeFrom().equals("/ckpt/" + id + "/step-100"));
+
+        // a lost host requeues the gang; it resumes from the step both workers saved, not rank 0's newer one
+        nodeEvent(w1.nodeId(), NodeEventType.HEARTBEAT_LOST, null);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            Job requeued = job(id);
+            assertThat(requeued.getReason()).contains("resumes from /ckpt/" + id + "/step-100");
+            assertThat(requeued.getResumeFrom()).isEqualTo("/ckpt/" + id + "/step-100");
+        });
+    }
+
+    @Test
+    void aHostWhoseRdmaPortsAreAllDownTakesNoMultiHostRdmaWork() {
+        String up = "ru-" + model;
+        String down = "rd-" + model;
+        HostInventory healthy = host(up, 8, CapacityType.ON_DEMAND, "r", false)
+                .withRdmaNics(List.of(new RdmaNic("mlx5_0", 1, "ACTIVE", "InfiniBand", 200)));
+        HostInventory dead = host(down, 8, CapacityType.ON_DEMAND, "r", false)
+                .withRdmaNics(List.of(new RdmaNic("mlx5_0", 1, "DOWN", "InfiniBand", 200),
+                        new RdmaNic("mlx5_1", 1, "INIT", "InfiniBand", 200)));
+        join(healthy, dead);
+        // the fabric holds one usable host now, so no 2-host RDMA gang could ever run: refused at submit
+        assertThatThrownBy(() -> submit(spec(8).setWorkers(2).setInterconnect(Interconnect.INTERCONNECT_RDMA)))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getDescription())
+                        .isEqualTo("unschedulable: gang of 2 workers is larger than any RDMA fabric (the largest holds 1)"));
+        // the port comes back: the host's next description makes it a fabric member again
+        kafka.send(EventRecords.record(Topics.GPU_INVENTORY, down,
+                dead.withRdmaNics(List.of(new RdmaNic("mlx5_0", 1, "ACTIVE", "InfiniBand", 200))), "test"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> ClusterServiceGrpc.newBlockingStub(channel)
+                .listNodes(ListNodesRequest.newBuilder().setGpuModel(model).build()).getNodesList().stream()
+                .allMatch(n -> n.getRdmaFabric().equals("r")));
+        submit(spec(8).setWorkers(2).setInterconnect(Interconnect.INTERCONNECT_RDMA));
+        NodeCommand w0 = nextCommand(up, down);
+        NodeCommand w1 = nextCommand(up, down);
+        assertThat(List.of(w0.nodeId(), w1.nodeId())).containsExactlyInAnyOrder(up, down);
     }
 }

@@ -33,6 +33,7 @@ import dev.gpucloud.scheduler.queue.TenantQuota;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.persistence.AllocationEntity;
 import dev.gpucloud.scheduler.service.persistence.CheckpointEntity;
+import dev.gpucloud.scheduler.service.persistence.CheckpointReportEntity;
 import dev.gpucloud.scheduler.service.persistence.JobEntity;
 import dev.gpucloud.scheduler.spot.SpotPolicy;
 import io.quarkus.runtime.StartupEvent;
@@ -335,7 +336,8 @@ public class SchedulerEngine {
             boolean isNew = fleet.node(inventory.nodeId()).isEmpty();
             Instant now = Instant.now();
             Instant seen = inventory.observedAt().isAfter(now) ? now : inventory.observedAt();
-            List<Assignment> displaced = fleet.upsert(inventory, seen.toEpochMilli());
+            HostInventory usable = withoutDeadFabric(inventory);
+            List<Assignment> displaced = fleet.upsert(usable, seen.toEpochMilli());
             if (isNew) {
                 LOG.infof("host %s joined: %d x %s, %s, fabric %s", inventory.nodeId(), inventory.gpus().size(),
                         inventory.gpus().isEmpty() ? "no GPU" : inventory.gpus().get(0).model(),
@@ -345,6 +347,23 @@ public class SchedulerEngine {
             return lose(changes, displaced.stream().map(Assignment::allocationId).toList(),
                     "host " + inventory.nodeId() + " no longer has the GPUs it held");
         }).call(this::scheduleSoon);
+    }
+
+    /**
+     * A host that names an RDMA fabric but whose agent found RDMA ports, none of them ACTIVE, cannot
+     * carry multi-host RDMA work: it is placed as a host without a fabric until a port comes back. A
+     * host that reports no ports at all (an older agent, or no sysfs to read) keeps its configured fabric.
+     */
+    static HostInventory withoutDeadFabric(HostInventory h) {
+        if (h.rdmaFabric() == null || h.rdmaFabric().isBlank() || h.rdmaNics().isEmpty() || h.hasActiveRdma()) {
+            return h;
+        }
+        LOG.warnf("host %s is on RDMA fabric %s but none of its %d RDMA port(s) is ACTIVE (%s): placing it as a host"
+                + " without a fabric until one is", h.nodeId(), h.rdmaFabric(), h.rdmaNics().size(),
+                h.rdmaNics().stream().map(n -> n.device() + "/" + n.port() + " " + n.state()).toList());
+        return new HostInventory(h.nodeId(), h.hostname(), h.instanceType(), h.zone(), h.capacityType(),
+                h.priceMicrosPerHour(), h.cpuMillis(), h.memoryMib(), null, List.of(), h.gpus(), h.cachedDatasets(),
+                h.backend(), h.observedAt(), h.rdmaNics());
     }
 
     /** A host left (inventory tombstone): its allocations are lost and their jobs resume elsewhere. */
@@ -521,7 +540,11 @@ public class SchedulerEngine {
                         }
                         a.state = AllocationEntity.RUNNING;
                         a.startedAt = event.occurredAt();
-                        LOG.infof("%s worker %d started on %s", a.jobId, a.rank, a.nodeId);
+                        if (a.migProfile != null && event.migInstanceUuid() != null) {
+                            a.migUuid = event.migInstanceUuid();
+                        }
+                        LOG.infof("%s worker %d started on %s%s", a.jobId, a.rank, a.nodeId,
+                                a.migUuid == null ? "" : " (MIG " + a.migProfile + "@" + a.migStart + " = " + a.migUuid + ")");
                         return settleJob(s, changes, a.jobId);
                     }));
             case CHECKPOINT_SAVED -> checkpointSaved(changes, event);
@@ -531,6 +554,11 @@ public class SchedulerEngine {
         }).call(this::scheduleSoon);
     }
 
+    /**
+     * A worker saved a checkpoint. A single worker's checkpoint counts at once; a gang's counts when
+     * every worker of the current attempt has reported the same path (each saves its shard there), so
+     * a gang never resumes from a checkpoint some of its workers did not finish.
+     */
     private Uni<Void> checkpointSaved(Changes changes, AllocationEvent event) {
         if (event.checkpointPath() == null || event.checkpointPath().isBlank()) {
             LOG.warnf("%s reported a checkpoint without a path; ignored", event.allocationId());
@@ -540,31 +568,63 @@ public class SchedulerEngine {
             if (job == null || job.state.isFinal()) {
                 return Uni.createFrom().voidItem();
             }
-            return s.find(CheckpointEntity.class, checkpointKey(job.id, event.checkpointPath())).flatMap(seen -> {
-                Uni<Void> record = Uni.createFrom().voidItem();
-                if (seen == null) {
-                    CheckpointEntity c = new CheckpointEntity();
-                    c.jobId = job.id;
-                    c.path = event.checkpointPath();
-                    c.allocationId = event.allocationId();
-                    c.savedAt = event.occurredAt();
-                    record = s.persist(c);
-                }
-                JobSpec spec = specOf(job);
-                JobRun run = runOf(job, spec);
-                Transition t = run.checkpointSaved(event.checkpointPath(), event.occurredAt().toEpochMilli());
-                boolean wasCheckpointing = job.state == JobState.CHECKPOINTING;
-                apply(job, run, t);
-                LOG.infof("%s saved a checkpoint at %s", job.id, event.checkpointPath());
-                Stop stop = stopping.get(job.id);
-                if (stop != null && wasCheckpointing) {
-                    return record.call(() -> activeAllocations(s, job)
-                            .flatMap(active -> stopAndRequeue(s, changes, job, spec, active,
-                                    stop.reason() + ", after its checkpoint")));
-                }
-                return record;
-            });
+            JobSpec spec = specOf(job);
+            return s.find(CheckpointReportEntity.class, new CheckpointReportEntity.Key(job.id, event.checkpointPath(),
+                            event.allocationId()))
+                    .flatMap(reported -> {
+                        if (reported != null) {
+                            return Uni.createFrom().voidItem();
+                        }
+                        CheckpointReportEntity r = new CheckpointReportEntity();
+                        r.jobId = job.id;
+                        r.path = event.checkpointPath();
+                        r.allocationId = event.allocationId();
+                        r.savedAt = event.occurredAt();
+                        return s.persist(r).call(s::flush);
+                    })
+                    .chain(() -> s.createSelectionQuery("select count(r) from CheckpointReportEntity r"
+                                    + " where r.jobId = :job and r.path = :path and r.allocationId in"
+                                    + " (select a.id from AllocationEntity a where a.jobId = :job and a.attempt = :attempt)",
+                                    Long.class)
+                            .setParameter("job", job.id).setParameter("path", event.checkpointPath())
+                            .setParameter("attempt", job.attempt).getSingleResult())
+                    .flatMap(workersSaved -> {
+                        if (workersSaved < spec.workers()) {
+                            LOG.infof("%s: %d of %d workers saved the checkpoint at %s", job.id, workersSaved,
+                                    spec.workers(), event.checkpointPath());
+                            return Uni.createFrom().voidItem();
+                        }
+                        return checkpointComplete(s, changes, job, spec, event);
+                    });
         }));
+    }
+
+    private Uni<Void> checkpointComplete(Mutiny.Session s, Changes changes, JobEntity job, JobSpec spec,
+            AllocationEvent event) {
+        return s.find(CheckpointEntity.class, checkpointKey(job.id, event.checkpointPath())).flatMap(seen -> {
+            Uni<Void> record = Uni.createFrom().voidItem();
+            if (seen == null) {
+                CheckpointEntity c = new CheckpointEntity();
+                c.jobId = job.id;
+                c.path = event.checkpointPath();
+                c.allocationId = event.allocationId();
+                c.savedAt = event.occurredAt();
+                record = s.persist(c);
+            }
+            JobRun run = runOf(job, spec);
+            Transition t = run.checkpointSaved(event.checkpointPath(), event.occurredAt().toEpochMilli());
+            boolean wasCheckpointing = job.state == JobState.CHECKPOINTING;
+            apply(job, run, t);
+            LOG.infof("%s saved a checkpoint at %s%s", job.id, event.checkpointPath(),
+                    spec.workers() > 1 ? " (all " + spec.workers() + " workers)" : "");
+            Stop stop = stopping.get(job.id);
+            if (stop != null && wasCheckpointing) {
+                return record.call(() -> activeAllocations(s, job)
+                        .flatMap(active -> stopAndRequeue(s, changes, job, spec, active,
+                                stop.reason() + ", after its checkpoint")));
+            }
+            return record;
+        });
     }
 
     private static CheckpointEntity.Key checkpointKey(String jobId, String path) {
@@ -1034,7 +1094,7 @@ public class SchedulerEngine {
     }
 
     private static List<WorkerPlacement> placementOf(List<AllocationEntity> allocs) {
-        return allocs.stream().map(a -> new WorkerPlacement(a.rank, a.nodeId, a.gpus(), a.id)).toList();
+        return allocs.stream().map(a -> new WorkerPlacement(a.rank, a.nodeId, a.gpus(), a.id, a.migInstance())).toList();
     }
 
     private static JobSpec specOf(JobEntity job) {

@@ -78,7 +78,7 @@ final class ProtoMapper {
     static dev.gpucloud.contracts.grpc.v1.WorkerPlacement toProto(WorkerPlacement p) {
         return dev.gpucloud.contracts.grpc.v1.WorkerPlacement.newBuilder()
                 .setRank(p.rank()).setNodeId(p.nodeId()).addAllGpuIndices(p.gpuIndices())
-                .setAllocationId(p.allocationId()).build();
+                .setAllocationId(p.allocationId()).setMigInstance(p.migInstance() == null ? "" : p.migInstance()).build();
     }
 
     static dev.gpucloud.contracts.grpc.v1.JobSpec toProto(JobSpec s) {

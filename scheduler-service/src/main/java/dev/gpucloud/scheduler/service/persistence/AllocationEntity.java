@@ -41,12 +41,23 @@ public class AllocationEntity {
     public String migProfile;
     @Column(name = "mig_start")
     public int migStart = -1;
+    /** The MIG instance the agent ran this worker on, once it said so on STARTED. */
+    @Column(name = "mig_uuid")
+    public String migUuid;
     @Column(name = "milli_gpu")
     public int milliGpu = 1000;
     @Column(name = "cpu_millis")
     public int cpuMillis;
     @Column(name = "memory_mib")
     public long memoryMib;
+
+    /** The MIG instance's UUID once the agent reported it, else the slot chosen; null when not MIG. */
+    public String migInstance() {
+        if (migProfile == null) {
+            return null;
+        }
+        return migUuid != null ? migUuid : migProfile + "@" + migStart;
+    }
 
     public boolean isActive() {
         return STARTING.equals(state) || RUNNING.equals(state);

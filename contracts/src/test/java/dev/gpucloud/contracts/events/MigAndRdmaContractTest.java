@@ -1,0 +1,63 @@
+package dev.gpucloud.contracts.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The fields added for MIG slots and RDMA NIC ports, and that records from older producers still decode. */
+class MigAndRdmaContractTest {
+
+    @Test
+    void inventory_without_rdma_nics_from_an_older_agent_decodes_with_none() {
+        String json = EventCodec.encodeToString(Samples.inventory()).replaceAll(",\"rdmaNics\":\\[[^]]*]", "");
+        assertThat(json).doesNotContain("rdmaNics");
+        HostInventory decoded = EventCodec.decode(Topics.GPU_INVENTORY, json.getBytes(StandardCharsets.UTF_8));
+        assertThat(decoded.rdmaNics()).isEmpty();
+        assertThat(decoded.hasActiveRdma()).isFalse();
+        assertThat(Samples.inventory().hasActiveRdma()).isTrue();
+    }
+
+    @Test
+    void rdma_nic_fields_are_checked_by_name() {
+        assertThatThrownBy(() -> new RdmaNic(" ", 1, "ACTIVE", "InfiniBand", 200)).hasMessageContaining("'device'");
+        assertThatThrownBy(() -> new RdmaNic("mlx5_0", 0, "ACTIVE", "InfiniBand", 200)).hasMessageContaining("'port'");
+        assertThatThrownBy(() -> new RdmaNic("mlx5_0", 1, "ACTIVE", "InfiniBand", Double.NaN))
+                .hasMessageContaining("'rateGbps'");
+        assertThatThrownBy(() -> new RdmaNic("mlx5_0", 1, "ACTIVE", "InfiniBand", -1)).hasMessageContaining("'rateGbps'");
+        assertThat(new RdmaNic("mlx5_1", 1, "DOWN", "Ethernet", 0).active()).isFalse();
+    }
+
+    @Test
+    void mig_placement_start_is_optional_and_bounded() {
+        assertThat(new MigInstance(1, "1g.10gb", "MIG-1", 9_856).placementStart()).isNull();
+        assertThatThrownBy(() -> new MigInstance(1, "1g.10gb", "MIG-1", 9_856, 8))
+                .hasMessageContaining("'placementStart'");
+    }
+
+    @Test
+    void a_start_names_a_mig_slot_or_an_instance() {
+        NodeCommand command = Samples.nodeCommand();
+        assertThat(command.migSlot()).isEmpty();
+        assertThat(NodeCommand.MigSlot.parse("3g.40gb@4")).contains(new NodeCommand.MigSlot("3g.40gb", 4));
+        assertThat(NodeCommand.MigSlot.parse("1g.10gb+me@6")).contains(new NodeCommand.MigSlot("1g.10gb+me", 6));
+        assertThat(NodeCommand.MigSlot.parse("MIG-4f2a")).isEmpty();
+        assertThat(NodeCommand.MigSlot.parse("3g.40gb@8")).isEmpty();
+        assertThat(NodeCommand.MigSlot.parse("3g.40gb@")).isEmpty();
+        assertThat(new NodeCommand.MigSlot("2g.20gb", 2).toString()).isEqualTo("2g.20gb@2");
+    }
+
+    @Test
+    void started_event_carries_the_mig_instance_it_ran_on() {
+        AllocationEvent started = new AllocationEvent("alloc-1", "job-1", "node-a100-1", AllocationEventType.STARTED,
+                Samples.T0, null, null, null, "MIG-4f2a");
+        byte[] bytes = EventCodec.encode(started);
+        assertThat(EventCodec.decode(Topics.ALLOCATION_EVENTS, bytes)).isEqualTo(started);
+        assertThat(Samples.allocationEvent().migInstanceUuid()).isNull();
+        assertThatThrownBy(() -> new AllocationEvent("alloc-1", "job-1", "node-a100-1", AllocationEventType.STARTED,
+                Samples.T0, null, null, null, " ")).hasMessageContaining("'migInstanceUuid'");
+        assertThat(List.of(started)).hasSize(1);
+    }
+}
