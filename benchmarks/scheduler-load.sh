@@ -19,7 +19,8 @@
 # phase), BENCH_RATE_SECONDS (30), BENCH_CHANNELS (4), BENCH_INFLIGHT (64), BENCH_RUN_SECONDS (1,
 # each job's simulated 'sleep'), BENCH_HOSTS (1000), BENCH_SCHEDULER_PORT (18181),
 # BENCH_AGENT_PORT (18184), BENCH_KAFKA_PORT (18192), BENCH_KAFKA_CONTROLLER_PORT (18193),
-# BENCH_SCHEDULER_HEAP (1g), BENCH_BUILD (1: build the jars that are missing), BENCH_SCHEDULER_APP (the
+# BENCH_SCHEDULER_HEAP (1g), BENCH_SCHEDULER_OPTS (more JVM options, e.g. -XX:StartFlightRecording=...),
+# BENCH_BUILD (1: build the jars that are missing), BENCH_SCHEDULER_APP (the
 # scheduler's quarkus-app folder; default scheduler-service/target/quarkus-app).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -103,7 +104,7 @@ QUARKUS_HTTP_PORT="$SCHEDULER_PORT" KAFKA_BOOTSTRAP_SERVERS="$BOOTSTRAP" \
 QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PGHOST:$PGPORT/$DB?search_path=$SCHEMA" \
 QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PGHOST:$PGPORT/$DB?currentSchema=$SCHEMA" \
 QUARKUS_FLYWAY_SCHEMAS="$SCHEMA" QUARKUS_FLYWAY_DEFAULT_SCHEMA="$SCHEMA" \
-  nohup java -Xmx"${BENCH_SCHEDULER_HEAP:-1g}" \
+  nohup java -Xmx"${BENCH_SCHEDULER_HEAP:-1g}" ${BENCH_SCHEDULER_OPTS:-} \
   -Dmp.messaging.incoming.allocations-in.group.id="bench-$ID" \
   -Dmp.messaging.incoming.requests-in.group.id="bench-$ID" \
   -Dmp.messaging.incoming.requests-in.auto.offset.reset=latest \

@@ -35,6 +35,27 @@ public final class EventRecords {
     }
 
     /**
+     * The dead letter of a consumed record, as SmallRye's dead-letter-queue strategy writes it, for
+     * consumers that take records in batches and so cannot fail one record alone: same key, value and
+     * headers, to {@code dlqTopic}, plus {@code dead-letter-reason}, {@code dead-letter-topic},
+     * {@code dead-letter-partition} and {@code dead-letter-offset}.
+     */
+    public static ProducerRecord<String, byte[]> deadLetter(ConsumerRecord<String, byte[]> record, String dlqTopic,
+            String reason) {
+        org.apache.kafka.common.header.internals.RecordHeaders headers =
+                new org.apache.kafka.common.header.internals.RecordHeaders(record.headers().toArray());
+        headers.add("dead-letter-reason", utf8(reason == null ? "" : reason));
+        headers.add("dead-letter-topic", utf8(record.topic()));
+        headers.add("dead-letter-partition", utf8(String.valueOf(record.partition())));
+        headers.add("dead-letter-offset", utf8(String.valueOf(record.offset())));
+        return new ProducerRecord<>(dlqTopic, null, record.key(), record.value(), headers);
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /**
      * Decodes a consumed record. A record without a key, without its CloudEvents headers, or whose
      * payload is malformed is a {@link MalformedEventException} that says why.
      */

@@ -75,4 +75,23 @@ class EventRecordsTest {
     private static String header(ProducerRecord<String, byte[]> record, String name) {
         return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
     }
+
+    @org.junit.jupiter.api.Test
+    void a_dead_letter_keeps_the_record_and_says_why_and_where_it_came_from() {
+        ProducerRecord<String, byte[]> sent = EventRecords.record(Topics.USAGE_EVENTS, "alloc-1", Samples.usageEvent(),
+                "test");
+        ConsumerRecord<String, byte[]> consumed = new ConsumerRecord<>(sent.topic(), 4, 17L, sent.key(), sent.value());
+        sent.headers().forEach(h -> consumed.headers().add(h));
+        ProducerRecord<String, byte[]> dead = EventRecords.deadLetter(consumed, "usage.events.dlq", "field 'to' broken");
+        assertThat(dead.topic()).isEqualTo("usage.events.dlq");
+        assertThat(dead.key()).isEqualTo("alloc-1");
+        assertThat(dead.value()).isEqualTo(sent.value());
+        assertThat(new String(dead.headers().lastHeader("dead-letter-reason").value(), StandardCharsets.UTF_8))
+                .isEqualTo("field 'to' broken");
+        assertThat(new String(dead.headers().lastHeader("dead-letter-partition").value(), StandardCharsets.UTF_8))
+                .isEqualTo("4");
+        assertThat(new String(dead.headers().lastHeader("dead-letter-offset").value(), StandardCharsets.UTF_8))
+                .isEqualTo("17");
+        assertThat(dead.headers().lastHeader("ce_id").value()).isEqualTo(sent.headers().lastHeader("ce_id").value());
+    }
 }

@@ -61,11 +61,19 @@ public final class JobQueue {
 
     /** Null when the tenant may submit this job, else why not (the hard quota). */
     public String refusal(String tenant, long gpuMilli) {
+        return refusal(tenant, gpuMilli, 0);
+    }
+
+    /**
+     * As {@link #refusal(String, long)}, counting {@code admittedMilli} more for the tenant: jobs it
+     * had admitted but not yet enqueued (a group of submissions accepted together).
+     */
+    public String refusal(String tenant, long gpuMilli, long admittedMilli) {
         TenantQuota q = quota(tenant);
         if (q.hardMilli() == 0) {
             return null;
         }
-        long held = runningMilli(tenant) + queuedMilli.getOrDefault(tenant, 0L);
+        long held = runningMilli(tenant) + queuedMilli.getOrDefault(tenant, 0L) + admittedMilli;
         if (held + gpuMilli > q.hardMilli()) {
             return "tenant " + tenant + " would exceed its hard GPU quota: " + gpus(q.hardMilli()) + " GPUs, "
                     + gpus(held) + " running or queued, this job asks " + gpus(gpuMilli);

@@ -279,7 +279,9 @@ class JobServiceTest {
                 Duration.ofSeconds(20));
         assertThat(starts).extracting(ConsumerRecord::key).containsExactlyInAnyOrder(first, second);
 
-        NodeCommand worker0 = EventRecords.decode(Topics.NODE_COMMANDS, starts.get(0)).payload();
+        // the two STARTs go to two hosts' partitions, so they may arrive in either order
+        NodeCommand worker0 = starts.stream().map(r -> EventRecords.decode(Topics.NODE_COMMANDS, r).payload())
+                .filter(c -> c.rank() == 0).findFirst().orElseThrow();
         var jobEvents = kafka.tail(Topics.JOB_EVENTS.name());
         kafka.send(EventRecords.record(Topics.ALLOCATION_EVENTS, id, new AllocationEvent(worker0.allocationId(), id,
                 worker0.nodeId(), AllocationEventType.EXITED, Instant.now(), 3, null, "boom"), "test"));

@@ -74,6 +74,13 @@ public interface SchedulerConfig {
     @WithDefault("30m")
     Duration spotPoolAvoidance();
 
+    /**
+     * The most submissions accepted in one transaction. Submissions that arrive while the scheduler is
+     * busy wait and are then accepted together (group commit); 1 accepts each alone.
+     */
+    @WithDefault("500")
+    int submitBatch();
+
     /** Failed exits a job is retried after (exit codes 2, 126 and 127 never are). */
     @WithDefault("3")
     int maxRetries();

@@ -38,6 +38,7 @@ import dev.gpucloud.scheduler.service.persistence.JobEntity;
 import dev.gpucloud.scheduler.spot.SpotPolicy;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -99,6 +100,9 @@ public class SchedulerEngine {
     private final Map<String, Instant> heard = new ConcurrentHashMap<>();
     private final long startedMillis = System.currentTimeMillis();
     private final java.util.concurrent.atomic.AtomicBoolean passQueued = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Submissions waiting for their group commit; guarded by itself, as is {@link #submitTurnQueued}. */
+    private final java.util.ArrayDeque<Submission> submissions = new java.util.ArrayDeque<>();
+    private boolean submitTurnQueued;
 
     private record Stop(String reason, long deadlineMillis, String preemptor) {
     }
@@ -196,53 +200,143 @@ public class SchedulerEngine {
      * Accepts a job, or returns the job of an earlier request with the same id and spec. Refuses an
      * unknown tenant, a request id reused for another spec, a tenant over its hard quota, and a job
      * no host of the fleet could ever run.
+     *
+     * <p>Submissions are group-committed: those that arrive while the executor is busy wait in
+     * {@link #submissions} and the next turn accepts all of them in one transaction (one round trip for
+     * their earlier requests, one flush for their rows and events), each answered on its own.
      */
     public Uni<Submitted> submit(String tenant, String clientRequestId, JobSpec spec) {
         String specJson = EventCodec.encodeToString(spec);
-        return operation(changes -> sessions.withTransaction(s -> s.createSelectionQuery(
-                        "from JobEntity where tenant = :t and clientRequestId = :r", JobEntity.class)
-                .setParameter("t", tenant).setParameter("r", clientRequestId)
-                .getSingleResultOrNull()
-                .flatMap(existing -> {
-                    if (existing != null) {
-                        if (!existing.specJson.equals(specJson)) {
-                            throw new AdmissionException(AdmissionException.Kind.CONFLICT, "client_request_id '"
-                                    + clientRequestId + "' was already used by job " + existing.id
-                                    + " with a different spec");
-                        }
-                        return view(s, existing).map(v -> new Submitted(v, true));
+        return Uni.createFrom().<Submitted>emitter(emitter -> {
+                    boolean first;
+                    synchronized (submissions) {
+                        submissions.add(new Submission(tenant, clientRequestId, spec, specJson, emitter));
+                        first = !submitTurnQueued;
+                        submitTurnQueued = true;
                     }
-                    admit(tenant, spec);
-                    JobEntity job = new JobEntity();
-                    Instant now = Instant.now();
-                    job.id = "job-" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-                    job.tenant = tenant;
-                    job.clientRequestId = clientRequestId;
-                    job.name = spec.name();
-                    job.specJson = specJson;
-                    job.priority = spec.priority().ordinal();
-                    job.state = JobState.PENDING;
-                    job.reason = "waiting for a placement";
-                    job.submittedAt = now;
-                    job.updatedAt = now;
-                    LOG.infof("accepted %s (%s) for tenant %s: %d worker(s) x %s", job.id, spec.name(), tenant,
-                            spec.workers(), shape(spec));
-                    QueuedJob entry = queued(job, spec);
-                    changes.queued.add(entry);
-                    fragmentation.observe(entry.request());
-                    return s.persist(job)
-                            .call(() -> announce(s, changes, job, List.of()))
-                            .flatMap(v -> view(s, job)).map(v -> new Submitted(v, false));
-                })))
+                    if (first) {
+                        queueSubmitTurn();
+                    }
+                })
                 .call(submitted -> submitted.duplicate() ? Uni.createFrom().voidItem() : scheduleSoon());
     }
 
-    private void admit(String tenant, JobSpec spec) {
+    /** One submission waiting for the next group commit. */
+    private record Submission(String tenant, String clientRequestId, JobSpec spec, String specJson,
+            UniEmitter<? super Submitted> emitter) {
+    }
+
+    private void queueSubmitTurn() {
+        operation(this::acceptSubmissions).subscribe().with(v -> { }, f -> LOG.warn("a group of submissions failed", f));
+    }
+
+    /** Takes every waiting submission (at most {@code submit-batch}) and accepts them in one transaction. */
+    private Uni<Void> acceptSubmissions(Changes changes) {
+        List<Submission> batch = new ArrayList<>();
+        synchronized (submissions) {
+            while (!submissions.isEmpty() && batch.size() < Math.max(1, config.submitBatch())) {
+                batch.add(submissions.poll());
+            }
+            submitTurnQueued = !submissions.isEmpty();
+        }
+        if (submitTurnQueued) {
+            queueSubmitTurn(); // the rest wait behind this turn, as one more group
+        }
+        if (batch.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        Map<Submission, Object> outcome = new java.util.IdentityHashMap<>();
+        return sessions.withTransaction(s -> s.createSelectionQuery(
+                        "from JobEntity where tenant in :t and clientRequestId in :r", JobEntity.class)
+                .setParameter("t", batch.stream().map(Submission::tenant).distinct().toList())
+                .setParameter("r", batch.stream().map(Submission::clientRequestId).distinct().toList())
+                .getResultList()
+                .flatMap(found -> {
+                    Map<String, JobEntity> earlier = new HashMap<>();
+                    found.forEach(j -> earlier.put(j.tenant + "\u0000" + j.clientRequestId, j));
+                    Map<String, Long> admittedMilli = new HashMap<>();
+                    Set<JobEntity> accepted = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+                    Uni<Void> chain = Uni.createFrom().voidItem();
+                    for (Submission sub : batch) {
+                        String key = sub.tenant() + "\u0000" + sub.clientRequestId();
+                        JobEntity existing = earlier.get(key);
+                        if (existing != null) {
+                            if (!existing.specJson.equals(sub.specJson())) {
+                                outcome.put(sub, new AdmissionException(AdmissionException.Kind.CONFLICT,
+                                        "client_request_id '" + sub.clientRequestId() + "' was already used by job "
+                                                + existing.id + " with a different spec"));
+                            } else if (accepted.contains(existing)) {
+                                outcome.put(sub, new Submitted(view(existing, List.of()), true));
+                            } else {
+                                chain = chain.call(() -> view(s, existing)
+                                        .invoke(v -> outcome.put(sub, new Submitted(v, true))));
+                            }
+                            continue;
+                        }
+                        try {
+                            long milli = admit(sub.tenant(), sub.spec(), admittedMilli.getOrDefault(sub.tenant(), 0L));
+                            admittedMilli.merge(sub.tenant(), milli, Long::sum);
+                        } catch (AdmissionException refused) {
+                            outcome.put(sub, refused);
+                            continue;
+                        }
+                        JobEntity job = newJob(sub);
+                        earlier.put(key, job); // a repeat later in this group is a duplicate of it
+                        accepted.add(job);
+                        outcome.put(sub, job);
+                        QueuedJob entry = queued(job, sub.spec());
+                        changes.queued.add(entry);
+                        fragmentation.observe(entry.request());
+                        chain = chain.call(() -> s.persist(job)).call(() -> announce(s, changes, job, List.of()));
+                    }
+                    return chain;
+                }))
+                .onItemOrFailure().invoke((ignored, failure) -> {
+                    for (Submission sub : batch) {
+                        Object o = outcome.get(sub);
+                        if (failure != null) {
+                            sub.emitter().fail(failure);
+                        } else if (o instanceof Throwable refused) {
+                            sub.emitter().fail(refused);
+                        } else if (o instanceof JobEntity job) {
+                            sub.emitter().complete(new Submitted(view(job, List.of()), false));
+                        } else {
+                            sub.emitter().complete((Submitted) o);
+                        }
+                    }
+                })
+                .onFailure().recoverWithNull().replaceWithVoid();
+    }
+
+    private JobEntity newJob(Submission sub) {
+        JobEntity job = new JobEntity();
+        Instant now = Instant.now();
+        job.id = "job-" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        job.tenant = sub.tenant();
+        job.clientRequestId = sub.clientRequestId();
+        job.name = sub.spec().name();
+        job.specJson = sub.specJson();
+        job.priority = sub.spec().priority().ordinal();
+        job.state = JobState.PENDING;
+        job.reason = "waiting for a placement";
+        job.submittedAt = now;
+        job.updatedAt = now;
+        LOG.infof("accepted %s (%s) for tenant %s: %d worker(s) x %s", job.id, sub.spec().name(), sub.tenant(),
+                sub.spec().workers(), shape(sub.spec()));
+        return job;
+    }
+
+    /**
+     * Admits a job or throws why not; {@code alreadyAdmitted} is what this tenant's earlier jobs of the
+     * same group commit hold (not yet in the queue). Returns the milli-GPUs this job asks for.
+     */
+    private long admit(String tenant, JobSpec spec, long alreadyAdmitted) {
         if (!knownTenant(config.tenants().orElse(List.of()), tenant)) {
             throw new AdmissionException(AdmissionException.Kind.UNKNOWN_TENANT, "unknown tenant '" + tenant + "'");
         }
         PlacementRequest request = PlacementRequest.of("admission", tenant, 1, spec);
-        String refusal = queue.refusal(tenant, (long) request.workers() * request.milliPerWorker());
+        long milli = (long) request.workers() * request.milliPerWorker();
+        String refusal = queue.refusal(tenant, milli, alreadyAdmitted);
         if (refusal != null) {
             throw new AdmissionException(AdmissionException.Kind.QUOTA, refusal);
         }
@@ -250,6 +344,7 @@ public class SchedulerEngine {
         if (!fits.isSuccess()) {
             throw new AdmissionException(AdmissionException.Kind.UNSCHEDULABLE, "unschedulable: " + fits.reason());
         }
+        return milli;
     }
 
     /** An empty list admits every tenant; an entry ending in '*' admits every tenant with that prefix. */
@@ -532,26 +627,66 @@ public class SchedulerEngine {
 
     /** Applies what a host's agent saw happen to an allocation. Repeats are harmless. */
     public Uni<Void> allocationEvent(AllocationEvent event) {
-        return operation(changes -> switch (event.type()) {
-            case STARTED -> sessions.withTransaction(s -> s.find(AllocationEntity.class, event.allocationId())
-                    .flatMap(a -> {
-                        if (a == null || !AllocationEntity.STARTING.equals(a.state)) {
-                            return Uni.createFrom().voidItem();
-                        }
-                        a.state = AllocationEntity.RUNNING;
-                        a.startedAt = event.occurredAt();
-                        if (a.migProfile != null && event.migInstanceUuid() != null) {
-                            a.migUuid = event.migInstanceUuid();
-                        }
-                        LOG.infof("%s worker %d started on %s%s", a.jobId, a.rank, a.nodeId,
-                                a.migUuid == null ? "" : " (MIG " + a.migProfile + "@" + a.migStart + " = " + a.migUuid + ")");
-                        return settleJob(s, changes, a.jobId);
-                    }));
-            case CHECKPOINT_SAVED -> checkpointSaved(changes, event);
-            case EXITED -> allocationEnded(changes, event.allocationId(), AllocationEntity.EXITED, event.exitCode(),
-                    event.detail());
-            case LOST -> allocationEnded(changes, event.allocationId(), AllocationEntity.LOST, null, event.detail());
+        return allocationEvents(List.of(event)).flatMap(failed -> failed.isEmpty() ? Uni.createFrom().voidItem()
+                : Uni.createFrom().failure(failed.values().iterator().next()));
+    }
+
+    /**
+     * Applies a batch of allocation events (one poll of {@code allocation.events}) in ONE transaction,
+     * in order. If that transaction fails, each event is applied alone, in its own, so one event the
+     * database refuses cannot hold up the others: the result maps each such event (by its index in
+     * {@code events}) to its failure, for the caller to dead-letter. Repeats are harmless.
+     */
+    public Uni<Map<Integer, Throwable>> allocationEvents(List<AllocationEvent> events) {
+        if (events.isEmpty()) {
+            return Uni.createFrom().item(Map.of());
+        }
+        Uni<Map<Integer, Throwable>> together = operation(changes -> sessions.withTransaction(s -> {
+            Uni<Void> chain = Uni.createFrom().voidItem();
+            for (AllocationEvent event : events) {
+                chain = chain.call(() -> applyAllocationEvent(s, changes, event));
+            }
+            return chain;
+        })).replaceWith(Map.<Integer, Throwable>of());
+        if (events.size() == 1) {
+            return together.onFailure().recoverWithItem(f -> Map.of(0, f)).call(this::scheduleSoon);
+        }
+        return together.onFailure().recoverWithUni(f -> {
+            LOG.warnf("a batch of %d allocation events failed (%s); applying them one at a time", events.size(),
+                    f.toString());
+            Map<Integer, Throwable> failed = new java.util.TreeMap<>();
+            Uni<Void> chain = Uni.createFrom().voidItem();
+            for (int i = 0; i < events.size(); i++) {
+                int index = i;
+                chain = chain.call(() -> operation(changes -> sessions.withTransaction(
+                                s -> applyAllocationEvent(s, changes, events.get(index))))
+                        .onFailure().invoke(e -> failed.put(index, e))
+                        .onFailure().recoverWithNull());
+            }
+            return chain.replaceWith(failed);
         }).call(this::scheduleSoon);
+    }
+
+    private Uni<Void> applyAllocationEvent(Mutiny.Session s, Changes changes, AllocationEvent event) {
+        return switch (event.type()) {
+            case STARTED -> s.find(AllocationEntity.class, event.allocationId()).flatMap(a -> {
+                if (a == null || !AllocationEntity.STARTING.equals(a.state)) {
+                    return Uni.createFrom().voidItem();
+                }
+                a.state = AllocationEntity.RUNNING;
+                a.startedAt = event.occurredAt();
+                if (a.migProfile != null && event.migInstanceUuid() != null) {
+                    a.migUuid = event.migInstanceUuid();
+                }
+                LOG.infof("%s worker %d started on %s%s", a.jobId, a.rank, a.nodeId,
+                        a.migUuid == null ? "" : " (MIG " + a.migProfile + "@" + a.migStart + " = " + a.migUuid + ")");
+                return settleJob(s, changes, a.jobId);
+            });
+            case CHECKPOINT_SAVED -> checkpointSaved(s, changes, event);
+            case EXITED -> allocationEnded(s, changes, event.allocationId(), AllocationEntity.EXITED, event.exitCode(),
+                    event.detail());
+            case LOST -> allocationEnded(s, changes, event.allocationId(), AllocationEntity.LOST, null, event.detail());
+        };
     }
 
     /**
@@ -559,12 +694,12 @@ public class SchedulerEngine {
      * every worker of the current attempt has reported the same path (each saves its shard there), so
      * a gang never resumes from a checkpoint some of its workers did not finish.
      */
-    private Uni<Void> checkpointSaved(Changes changes, AllocationEvent event) {
+    private Uni<Void> checkpointSaved(Mutiny.Session s, Changes changes, AllocationEvent event) {
         if (event.checkpointPath() == null || event.checkpointPath().isBlank()) {
             LOG.warnf("%s reported a checkpoint without a path; ignored", event.allocationId());
             return Uni.createFrom().voidItem();
         }
-        return sessions.withTransaction(s -> s.find(JobEntity.class, event.jobId()).flatMap(job -> {
+        return s.find(JobEntity.class, event.jobId()).flatMap(job -> {
             if (job == null || job.state.isFinal()) {
                 return Uni.createFrom().voidItem();
             }
@@ -596,7 +731,7 @@ public class SchedulerEngine {
                         }
                         return checkpointComplete(s, changes, job, spec, event);
                     });
-        }));
+        });
     }
 
     private Uni<Void> checkpointComplete(Mutiny.Session s, Changes changes, JobEntity job, JobSpec spec,
@@ -647,7 +782,12 @@ public class SchedulerEngine {
 
     private Uni<Void> allocationEnded(Changes changes, String allocationId, String endState, Integer exitCode,
             String detail) {
-        return sessions.withTransaction(s -> s.find(AllocationEntity.class, allocationId).flatMap(a -> {
+        return sessions.withTransaction(s -> allocationEnded(s, changes, allocationId, endState, exitCode, detail));
+    }
+
+    private Uni<Void> allocationEnded(Mutiny.Session s, Changes changes, String allocationId, String endState,
+            Integer exitCode, String detail) {
+        return s.find(AllocationEntity.class, allocationId).flatMap(a -> {
             if (a == null || !a.isActive()) {
                 return Uni.createFrom().voidItem();
             }
@@ -659,7 +799,7 @@ public class SchedulerEngine {
                     endState.equals(AllocationEntity.LOST) ? "was lost" : "exited " + exitCode,
                     detail == null || detail.isBlank() ? "" : " (" + detail + ")");
             return settleJob(s, changes, a.jobId);
-        }));
+        });
     }
 
     /**

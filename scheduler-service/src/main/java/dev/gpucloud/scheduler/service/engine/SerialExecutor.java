@@ -52,7 +52,7 @@ public class SerialExecutor {
             next();
             return;
         }
-        work.ifNoItem().after(timeout).failWith(() -> new IllegalStateException(
+        work.ifNoItem().after(timeout).failWith(() -> new OperationTimeoutException(
                         "a scheduler operation took longer than " + timeout + "; giving up on it"))
                 .subscribe().with(
                 item -> {
@@ -70,6 +70,13 @@ public class SerialExecutor {
         busy = task != null;
         if (task != null) {
             task.run();
+        }
+    }
+
+    /** An operation that did not finish in time: the database is slow or away; worth trying again. */
+    public static final class OperationTimeoutException extends RuntimeException {
+        public OperationTimeoutException(String message) {
+            super(message);
         }
     }
 }

@@ -12,13 +12,24 @@ import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import io.smallrye.mutiny.Uni;
 import java.time.Instant;
 import jakarta.enterprise.context.ApplicationScoped;
+import dev.gpucloud.scheduler.service.engine.SerialExecutor;
+import io.smallrye.reactive.messaging.MutinyEmitter;
+import io.vertx.pgclient.PgException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.Logger;
 
 /**
  * The scheduler's Kafka inputs. A record that cannot be decoded fails its Uni; SmallRye then writes
- * it to the topic's dead-letter topic with the reason in the dead-letter-reason header, and goes on.
+ * it to the topic's dead-letter topic with the reason in the dead-letter-reason header, and goes on
+ * (allocation events, consumed in batches, are dead-lettered here the same way).
  */
 @ApplicationScoped
 public class FleetConsumers {
@@ -26,9 +37,12 @@ public class FleetConsumers {
     private static final Logger LOG = Logger.getLogger(FleetConsumers.class);
 
     private final SchedulerEngine engine;
+    private final MutinyEmitter<ProducerRecord<String, byte[]>> out;
 
-    public FleetConsumers(SchedulerEngine engine) {
+    public FleetConsumers(SchedulerEngine engine,
+            @Channel("events-out") MutinyEmitter<ProducerRecord<String, byte[]>> out) {
         this.engine = engine;
+        this.out = out;
     }
 
     /** Hosts join, change and leave (tombstone) on the compacted inventory topic. */
@@ -58,16 +72,87 @@ public class FleetConsumers {
         return Uni.createFrom().voidItem();
     }
 
+    /**
+     * Allocation events come a poll at a time, so the engine applies them in one transaction (group
+     * commit) instead of one each. A record that is not a valid event is dead-lettered here, with the
+     * reason, before the batch is applied; an event the engine refuses alone is dead-lettered after it.
+     * The poll's offsets are committed only once both are done.
+     */
     @Incoming("allocations-in")
-    public Uni<Void> allocations(ConsumerRecord<String, byte[]> record) {
-        return decode(() -> EventRecords.decode(Topics.ALLOCATION_EVENTS, record)).flatMap(e -> {
-            AllocationEvent event = e.payload();
-            if (event == null) {
-                throw new MalformedEventException(Topics.ALLOCATION_EVENTS.name() + ": record has no value");
+    public Uni<Void> allocations(ConsumerRecords<String, byte[]> records) {
+        List<AllocationEvent> events = new ArrayList<>(records.count());
+        List<ConsumerRecord<String, byte[]>> sources = new ArrayList<>(records.count());
+        List<ProducerRecord<String, byte[]>> dead = new ArrayList<>();
+        for (ConsumerRecord<String, byte[]> record : records) {
+            try {
+                Envelope<AllocationEvent> e = EventRecords.decode(Topics.ALLOCATION_EVENTS, record);
+                if (e.payload() == null) {
+                    throw new MalformedEventException(Topics.ALLOCATION_EVENTS.name() + ": record has no value");
+                }
+                requireKey(Topics.ALLOCATION_EVENTS.name(), e, e.payload().jobId());
+                events.add(e.payload());
+                sources.add(record);
+            } catch (MalformedEventException | IllegalArgumentException e) {
+                dead.add(deadLetter(record, e.getMessage()));
             }
-            requireKey(Topics.ALLOCATION_EVENTS.name(), e, event.jobId());
-            return engine.allocationEvent(event);
+        }
+        Uni<Map<Integer, Throwable>> applied = Uni.createFrom().deferred(() -> engine.allocationEvents(events))
+                .flatMap(failed -> {
+                    for (Throwable failure : failed.values()) {
+                        if (isTransient(failure)) {
+                            return Uni.createFrom().failure(failure); // the database, not the event: retry them all
+                        }
+                    }
+                    return Uni.createFrom().item(failed);
+                })
+                .onFailure(FleetConsumers::isTransient).invoke(f -> LOG.warnf(
+                        "could not apply %d allocation events (%s); retrying", events.size(), f.toString()))
+                .onFailure(FleetConsumers::isTransient).retry().withBackOff(Duration.ofMillis(200), Duration.ofSeconds(10))
+                .indefinitely();
+        return sendAll(dead).chain(() -> applied).flatMap(failed -> {
+            List<ProducerRecord<String, byte[]>> refused = new ArrayList<>();
+            failed.forEach((index, failure) -> refused.add(deadLetter(sources.get(index),
+                    failure.getMessage() == null ? failure.toString() : failure.getMessage())));
+            return sendAll(refused);
         });
+    }
+
+    /**
+     * Whether a failure is the database's (unreachable, timed out, a serialization conflict), worth
+     * retrying, rather than the event's (bad data, a bug it triggers), which is dead-lettered.
+     */
+    static boolean isTransient(Throwable e) {
+        if (e instanceof SerialExecutor.OperationTimeoutException) {
+            return true;
+        }
+        if (e instanceof PgException pg && pg.getSqlState() != null) {
+            String state = pg.getSqlState();
+            // 08: connection, 40: transaction rollback (deadlock, serialization), 53: resources, 57: operator
+            return state.startsWith("08") || state.startsWith("40") || state.startsWith("53")
+                    || state.startsWith("57");
+        }
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof java.net.ConnectException || c instanceof java.io.IOException
+                    || c instanceof io.vertx.core.VertxException && String.valueOf(c.getMessage()).contains("closed")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static ProducerRecord<String, byte[]> deadLetter(ConsumerRecord<String, byte[]> record, String reason) {
+        LOG.warnf("dead-lettering %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), reason);
+        return EventRecords.deadLetter(record, Topics.ALLOCATION_EVENTS.deadLetterTopic(), reason);
+    }
+
+    /** Sends the dead letters in order; completes when the broker has acknowledged all of them. */
+    private Uni<Void> sendAll(List<ProducerRecord<String, byte[]>> records) {
+        if (records.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        List<Uni<Void>> sends = new ArrayList<>();
+        records.forEach(r -> sends.add(out.send(r)));
+        return Uni.join().all(sends).andFailFast().replaceWithVoid();
     }
 
     /** Job submissions from producers other than gRPC; deduplicated on (tenant, clientRequestId). */
