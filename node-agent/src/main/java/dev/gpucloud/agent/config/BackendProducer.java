@@ -5,6 +5,7 @@ import dev.gpucloud.agent.cloud.InstanceFacts;
 import dev.gpucloud.agent.cloud.MetadataException;
 import dev.gpucloud.agent.cloud.MetadataProvider;
 import dev.gpucloud.agent.inventory.EnrichedBackend;
+import dev.gpucloud.agent.runner.MigProvisioner;
 import dev.gpucloud.agent.inventory.RdmaNics;
 import dev.gpucloud.agent.inventory.RdmaPort;
 import dev.gpucloud.agent.nvml.HostFacts;
@@ -121,7 +122,9 @@ public class BackendProducer {
         RunnerSettings settings = new RunnerSettings(dir, config.usageInterval(), runner.stopGrace(),
                 runner.checkpointSignal(), runner.checkpointTimeout());
         LOG.infof("agent %s runs allocations as processes (%s)", config.id(), settings);
-        return new ProcessRunner(backend.inventory(), settings, clock);
+        // on a real host NVML creates the MIG instance a START's slot names, where none is there yet
+        MigProvisioner mig = EnrichedBackend.unwrap(backend) instanceof MigProvisioner m ? m : MigProvisioner.NONE;
+        return new ProcessRunner(backend.inventory(), settings, clock, mig);
     }
 
     void closeRunner(@Disposes AllocationRunner runner) {

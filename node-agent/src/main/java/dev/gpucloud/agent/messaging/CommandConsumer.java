@@ -27,10 +27,12 @@ public class CommandConsumer {
 
     private final AllocationRunner runner;
     private final EventPublisher publisher;
+    private final HostReporter hosts;
 
-    public CommandConsumer(AllocationRunner runner, EventPublisher publisher) {
+    public CommandConsumer(AllocationRunner runner, EventPublisher publisher, HostReporter hosts) {
         this.runner = runner;
         this.publisher = publisher;
+        this.hosts = hosts;
     }
 
     @Incoming("commands-in")
@@ -62,6 +64,13 @@ public class CommandConsumer {
             LOG.errorf(e, "command %s (%s %s) failed", command.commandId(), command.type(), command.allocationId());
             return Uni.createFrom().failure(e);
         }
-        return publisher.publish(reports);
+        if (reports.inventoryChanged().isEmpty()) {
+            return publisher.publish(reports);
+        }
+        // a START created or destroyed MIG instances: the scheduler and metrics see the new layout at once
+        return publisher.publish(reports).call(() -> hosts.announce(reports.inventoryChanged())
+                .onFailure().invoke(e -> LOG.warnf("changed inventory of %s not sent yet (the periodic one will): %s",
+                        reports.inventoryChanged(), e.getMessage()))
+                .onFailure().recoverWithNull());
     }
 }

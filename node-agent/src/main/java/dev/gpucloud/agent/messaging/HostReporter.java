@@ -61,6 +61,15 @@ public class HostReporter {
                 .andCollectFailures().replaceWithVoid();
     }
 
+    /** Publishes the descriptions of the named hosts only (their MIG layout changed, say). */
+    public Uni<Void> announce(java.util.Collection<String> nodeIds) {
+        List<HostInventory> hosts = backend.inventory().stream().filter(h -> nodeIds.contains(h.nodeId())).toList();
+        return Uni.join().all(hosts.stream()
+                        .map(h -> publisher.send(EventPublisher.record(Topics.GPU_INVENTORY, h.nodeId(), h, h.nodeId())))
+                        .toList())
+                .andCollectFailures().replaceWithVoid();
+    }
+
     /** Publishes a tombstone for every host: they leave the inventory. */
     public Uni<Void> leave() {
         List<String> nodeIds = backend.inventory().stream().map(HostInventory::nodeId).toList();

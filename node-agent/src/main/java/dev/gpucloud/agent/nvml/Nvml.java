@@ -242,6 +242,129 @@ public final class Nvml implements AutoCloseable {
         return busId(pci);
     }
 
+    /** nvmlGpuInstanceProfileInfo_t's figures the agent uses: the id to create with, slices and memory. */
+    public record GpuInstanceProfile(int id, int sliceCount, long memoryMb) {
+    }
+
+    /** nvmlGpuInstanceInfo_t: the instance's id, its profile id and its placement (first slice, slices). */
+    public record GpuInstanceInfo(int id, int profileId, int start, int size) {
+    }
+
+    /** nvmlDeviceGetGpuInstanceProfileInfo for one NVML_GPU_INSTANCE_PROFILE_* value. */
+    public GpuInstanceProfile gpuInstanceProfile(Pointer device, int profile) {
+        Memory info = buffer(NvmlLayout.GI_PROFILE_INFO_SIZE);
+        check("nvmlDeviceGetGpuInstanceProfileInfo", () -> lib.nvmlDeviceGetGpuInstanceProfileInfo(device, profile, info));
+        return new GpuInstanceProfile(info.getInt(0), info.getInt(8), info.getLong(NvmlLayout.GI_PROFILE_INFO_MEMORY_MB));
+    }
+
+    /** nvmlDeviceCreateGpuInstanceWithPlacement: a GPU instance of {@code profileId} on slices [start, start + size). */
+    public Pointer createGpuInstance(Pointer device, int profileId, int start, int size) {
+        Memory placement = buffer(NvmlLayout.PLACEMENT_SIZE);
+        placement.setInt(0, start);
+        placement.setInt(4, size);
+        PointerByReference gpuInstance = new PointerByReference();
+        check("nvmlDeviceCreateGpuInstanceWithPlacement",
+                () -> lib.nvmlDeviceCreateGpuInstanceWithPlacement(device, profileId, placement, gpuInstance));
+        return gpuInstance.getValue();
+    }
+
+    /** nvmlDeviceGetGpuInstanceById. */
+    public Pointer gpuInstanceById(Pointer device, int id) {
+        PointerByReference gpuInstance = new PointerByReference();
+        check("nvmlDeviceGetGpuInstanceById", () -> lib.nvmlDeviceGetGpuInstanceById(device, id, gpuInstance));
+        return gpuInstance.getValue();
+    }
+
+    /** nvmlGpuInstanceGetInfo. */
+    public GpuInstanceInfo gpuInstanceInfo(Pointer gpuInstance) {
+        Memory info = buffer(NvmlLayout.GI_INFO_SIZE);
+        check("nvmlGpuInstanceGetInfo", () -> lib.nvmlGpuInstanceGetInfo(gpuInstance, info));
+        return new GpuInstanceInfo(info.getInt(NvmlLayout.GI_INFO_ID), info.getInt(NvmlLayout.GI_INFO_ID + 4),
+                info.getInt(NvmlLayout.GI_INFO_PLACEMENT_START), info.getInt(NvmlLayout.GI_INFO_PLACEMENT_SIZE));
+    }
+
+    /** The id of compute-instance profile {@code profile} (shared engines) in a GPU instance. */
+    public int computeInstanceProfileId(Pointer gpuInstance, int profile) {
+        Memory info = buffer(NvmlLayout.CI_PROFILE_INFO_SIZE);
+        check("nvmlGpuInstanceGetComputeInstanceProfileInfo", () -> lib.nvmlGpuInstanceGetComputeInstanceProfileInfo(
+                gpuInstance, profile, NvmlLayout.CI_ENGINE_PROFILE_SHARED, info));
+        return info.getInt(0);
+    }
+
+    /** nvmlGpuInstanceCreateComputeInstance. */
+    public Pointer createComputeInstance(Pointer gpuInstance, int profileId) {
+        PointerByReference computeInstance = new PointerByReference();
+        check("nvmlGpuInstanceCreateComputeInstance",
+                () -> lib.nvmlGpuInstanceCreateComputeInstance(gpuInstance, profileId, computeInstance));
+        return computeInstance.getValue();
+    }
+
+    /** nvmlGpuInstanceGetComputeInstanceById. */
+    public Pointer computeInstanceById(Pointer gpuInstance, int id) {
+        PointerByReference computeInstance = new PointerByReference();
+        check("nvmlGpuInstanceGetComputeInstanceById",
+                () -> lib.nvmlGpuInstanceGetComputeInstanceById(gpuInstance, id, computeInstance));
+        return computeInstance.getValue();
+    }
+
+    /** nvmlDeviceGetComputeInstanceId of a MIG device. */
+    public int computeInstanceId(Pointer migDevice) {
+        IntByReference id = new IntByReference();
+        check("nvmlDeviceGetComputeInstanceId", () -> lib.nvmlDeviceGetComputeInstanceId(migDevice, id));
+        return id.getValue();
+    }
+
+    /** nvmlComputeInstanceDestroy. */
+    public void destroyComputeInstance(Pointer computeInstance) {
+        check("nvmlComputeInstanceDestroy", () -> lib.nvmlComputeInstanceDestroy(computeInstance));
+    }
+
+    /** nvmlGpuInstanceDestroy. */
+    public void destroyGpuInstance(Pointer gpuInstance) {
+        check("nvmlGpuInstanceDestroy", () -> lib.nvmlGpuInstanceDestroy(gpuInstance));
+    }
+
+    /** nvmlGpmQueryDeviceSupport: whether the GPU has GPM (Hopper and later). */
+    public boolean gpmSupported(Pointer device) {
+        Memory support = buffer(NvmlLayout.GPM_SUPPORT_SIZE);
+        support.setInt(0, NvmlLayout.GPM_SUPPORT_VERSION);
+        check("nvmlGpmQueryDeviceSupport", () -> lib.nvmlGpmQueryDeviceSupport(device, support));
+        return support.getInt(4) != 0;
+    }
+
+    /** nvmlGpmSampleAlloc: a sample buffer, to be given back with {@link #gpmSampleFree}. */
+    public Pointer gpmSampleAlloc() {
+        PointerByReference sample = new PointerByReference();
+        check("nvmlGpmSampleAlloc", () -> lib.nvmlGpmSampleAlloc(sample));
+        return sample.getValue();
+    }
+
+    /** nvmlGpmSampleFree. */
+    public void gpmSampleFree(Pointer sample) {
+        check("nvmlGpmSampleFree", () -> lib.nvmlGpmSampleFree(sample));
+    }
+
+    /** nvmlGpmMigSampleGet: the counters of GPU instance {@code gpuInstanceId} of {@code device}, now. */
+    public void gpmMigSample(Pointer device, int gpuInstanceId, Pointer sample) {
+        check("nvmlGpmMigSampleGet", () -> lib.nvmlGpmMigSampleGet(device, gpuInstanceId, sample));
+    }
+
+    /** nvmlGpmMetricsGet of one metric between two samples, {@code earlier} taken first. */
+    public double gpmMetric(Pointer earlier, Pointer later, int metricId) {
+        Memory get = buffer(NvmlLayout.GPM_METRICS_GET_SIZE);
+        get.setInt(0, NvmlLayout.GPM_METRICS_GET_VERSION);
+        get.setInt(4, 1);
+        get.setPointer(NvmlLayout.GPM_METRICS_GET_SAMPLE1, earlier);
+        get.setPointer(NvmlLayout.GPM_METRICS_GET_SAMPLE2, later);
+        get.setInt(NvmlLayout.GPM_METRICS_GET_METRICS, metricId);
+        check("nvmlGpmMetricsGet", () -> lib.nvmlGpmMetricsGet(get));
+        int code = get.getInt(NvmlLayout.GPM_METRICS_GET_METRICS + NvmlLayout.GPM_METRIC_RETURN);
+        if (code != NvmlReturn.SUCCESS) {
+            throw new NvmlException("nvmlGpmMetricsGet (metric " + metricId + ")", code, describe(code));
+        }
+        return get.getDouble(NvmlLayout.GPM_METRICS_GET_METRICS + NvmlLayout.GPM_METRIC_VALUE);
+    }
+
     /** nvmlShutdown; a second close does nothing. */
     @Override
     public synchronized void close() {

@@ -2,6 +2,9 @@ package dev.gpucloud.agent.nvml;
 
 import com.sun.jna.Pointer;
 import dev.gpucloud.agent.backend.GpuBackend;
+import dev.gpucloud.agent.runner.MigPlacements;
+import dev.gpucloud.agent.runner.MigProvisioner;
+import dev.gpucloud.agent.runner.MigRefusedException;
 import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.events.GpuReading;
 import dev.gpucloud.contracts.events.HostInventory;
@@ -22,8 +25,12 @@ import java.util.function.Supplier;
  * The one real host an agent runs on, read through NVML. A GPU whose name, UUID, bus id or memory
  * cannot be read, or that answers NVML_ERROR_GPU_IS_LOST to any call, is left out of that answer
  * and a fault is recorded; a reading the GPU does not support is null. Neither method throws.
+ * Each MIG instance reports its placement (nvmlGpuInstanceGetInfo) and, where the GPU has GPM
+ * (Hopper and later), its graphics-engine activity between this sample and the last, as DCGM's
+ * DCGM_FI_PROF_GR_ENGINE_ACTIVE does. As a {@link MigProvisioner} it creates and destroys MIG
+ * instances for the process runner.
  */
-public final class NvmlBackend implements GpuBackend, AutoCloseable {
+public final class NvmlBackend implements GpuBackend, MigProvisioner, AutoCloseable {
 
     private static final long MIB = 1024L * 1024L;
 
@@ -31,6 +38,12 @@ public final class NvmlBackend implements GpuBackend, AutoCloseable {
     private final HostFacts host;
     private final Clock clock;
     private final FaultLog faults = new FaultLog();
+    private static final System.Logger LOG = System.getLogger(NvmlBackend.class.getName());
+    /** Per GPU index: whether GPM answers (absent: not asked yet). */
+    private final Map<Integer, Boolean> gpm = new java.util.HashMap<>();
+    /** Per MIG instance UUID: its last GPM sample, the start of the next reading's interval. */
+    private final Map<String, Pointer> gpmSamples = new LinkedHashMap<>();
+    private final List<String> notices = new ArrayList<>();
 
     public NvmlBackend(Nvml nvml, HostFacts host, Clock clock) {
         this.nvml = nvml;
@@ -41,6 +54,11 @@ public final class NvmlBackend implements GpuBackend, AutoCloseable {
     @Override
     public String name() {
         return "nvml";
+    }
+
+    /** Things worth saying once (a GPU without GPM), oldest first; each is also logged. */
+    public synchronized List<String> notices() {
+        return List.copyOf(notices);
     }
 
     /** The faults recorded lately, oldest first. */
@@ -79,14 +97,22 @@ public final class NvmlBackend implements GpuBackend, AutoCloseable {
     public synchronized List<TelemetrySample> sample() {
         Instant now = clock.instant();
         List<GpuReading> readings = new ArrayList<>();
+        java.util.Set<String> sampled = new java.util.HashSet<>();
         for (int index = 0; index < deviceCount(now); index++) {
             try {
-                readings.add(read(index, nvml.handle(index), now));
+                readings.add(read(index, nvml.handle(index), now, sampled));
                 faults.clear(index, now);
             } catch (NvmlException | IllegalArgumentException e) {
                 faults.record(now, index, e.getMessage());
             }
         }
+        gpmSamples.entrySet().removeIf(e -> {
+            if (sampled.contains(e.getKey())) {
+                return false;
+            }
+            freeQuietly(e.getValue()); // the instance is gone, or its GPU did not answer this time
+            return true;
+        });
         return List.of(new TelemetrySample(host.nodeId(), host.hostname(), now, readings));
     }
 
@@ -151,6 +177,8 @@ public final class NvmlBackend implements GpuBackend, AutoCloseable {
     /** nvmlShutdown. */
     @Override
     public synchronized void close() {
+        gpmSamples.values().forEach(this::freeQuietly);
+        gpmSamples.clear();
         if (eventSet != null) {
             try {
                 nvml.eventSetFree(eventSet);
@@ -185,14 +213,15 @@ public final class NvmlBackend implements GpuBackend, AutoCloseable {
             for (MigDevice mig : migDevices(index, device, now)) {
                 Long memoryMib = optional(() -> nvml.memory(mig.handle).total() / MIB, index, now);
                 if (memoryMib != null && memoryMib >= 1) {
-                    gpu.migInstances.add(new MigInstance(mig.gpuInstanceId, mig.profile, mig.uuid, memoryMib));
+                    gpu.migInstances.add(new MigInstance(mig.gpuInstanceId, mig.profile, mig.uuid, memoryMib,
+                            placementStart(device, mig.gpuInstanceId)));
                 }
             }
         }
         return gpu;
     }
 
-    private GpuReading read(int index, Pointer device, Instant now) {
+    private GpuReading read(int index, Pointer device, Instant now, java.util.Set<String> sampled) {
         String uuid = nvml.uuid(device);
         String model = nvml.name(device);
         String busId = nvml.pciBusId(device);
@@ -202,10 +231,16 @@ public final class NvmlBackend implements GpuBackend, AutoCloseable {
         boolean migEnabled = Boolean.TRUE.equals(optional(() -> nvml.migEnabled(device), index, now));
         List<MigReading> migs = new ArrayList<>();
         if (migEnabled) {
+            boolean withGpm = gpmSupported(index, device, now);
             for (MigDevice mig : migDevices(index, device, now)) {
                 Long usedMib = optional(() -> nvml.memory(mig.handle).used() / MIB, index, now);
                 if (usedMib != null) {
-                    migs.add(new MigReading(mig.gpuInstanceId, mig.profile, mig.uuid, usedMib, null));
+                    boolean stillGpm = withGpm && Boolean.TRUE.equals(gpm.get(index));
+                    Double active = stillGpm ? grEngineActive(index, device, mig, now) : null;
+                    if (stillGpm) {
+                        sampled.add(mig.uuid);
+                    }
+                    migs.add(new MigReading(mig.gpuInstanceId, mig.profile, mig.uuid, usedMib, active));
                 }
             }
         }
@@ -224,6 +259,183 @@ public final class NvmlBackend implements GpuBackend, AutoCloseable {
                 optional(() -> nvml.eccErrors(device, NvmlLayout.ECC_UNCORRECTED), index, now),
                 lastXid.get(index), null, null, null, null,
                 migs);
+    }
+
+    /** Where a GPU instance starts (nvmlGpuInstanceGetInfo's placement); null when NVML will not say. */
+    private Integer placementStart(Pointer device, int gpuInstanceId) {
+        try {
+            int start = nvml.gpuInstanceInfo(nvml.gpuInstanceById(device, gpuInstanceId)).start();
+            return start >= 0 && start <= 7 ? start : null;
+        } catch (NvmlException e) {
+            if (e.gpuGone()) {
+                throw e;
+            }
+            return null; // not supported, not permitted (some drivers want root), or no such instance any more
+        }
+    }
+
+    /** Whether GPU {@code index} has GPM, asked once; a GPU without it is said once. */
+    private boolean gpmSupported(int index, Pointer device, Instant now) {
+        Boolean known = gpm.get(index);
+        if (known != null) {
+            return known;
+        }
+        String why = null;
+        try {
+            if (!nvml.gpmSupported(device)) {
+                why = "the GPU does not support GPM (it needs Hopper or later)";
+            }
+        } catch (NvmlException e) {
+            if (e.gpuGone()) {
+                throw e;
+            }
+            why = e.getMessage();
+        }
+        gpm.put(index, why == null);
+        if (why != null) {
+            notice("GPU " + index + ": no per-MIG engine activity (grEngineActive stays null): " + why);
+        }
+        return why == null;
+    }
+
+    /**
+     * The graphics-engine activity of one MIG instance, 0..1, between its previous GPM sample and
+     * one taken now (NVML_GPM_METRIC_GRAPHICS_UTIL); null at its first sample, when there is no
+     * interval yet, or when NVML cannot say.
+     */
+    private Double grEngineActive(int index, Pointer device, MigDevice mig, Instant now) {
+        Pointer sample;
+        try {
+            sample = nvml.gpmSampleAlloc();
+        } catch (NvmlException e) {
+            gpmFailed(index, e, now);
+            return null;
+        }
+        try {
+            nvml.gpmMigSample(device, mig.gpuInstanceId, sample);
+        } catch (NvmlException e) {
+            freeQuietly(sample);
+            gpmFailed(index, e, now);
+            return null;
+        }
+        Pointer previous = gpmSamples.put(mig.uuid, sample);
+        if (previous == null) {
+            return null;
+        }
+        try {
+            double percent = nvml.gpmMetric(previous, sample, NvmlLayout.GPM_METRIC_GRAPHICS_UTIL);
+            if (Double.isNaN(percent)) {
+                return null;
+            }
+            return Math.round(Math.min(100, Math.max(0, percent)) * 10) / 1000.0;
+        } catch (NvmlException e) {
+            gpmFailed(index, e, now);
+            return null;
+        } finally {
+            freeQuietly(previous);
+        }
+    }
+
+    private void gpmFailed(int index, NvmlException e, Instant now) {
+        if (e.gpuGone()) {
+            throw e;
+        }
+        if (e.notAvailable()) {
+            if (Boolean.FALSE.equals(gpm.put(index, false))) {
+                return; // said already
+            }
+            notice("GPU " + index + ": no per-MIG engine activity (grEngineActive stays null): " + e.getMessage());
+        } else {
+            faults.record(now, index, "GPM: " + e.getMessage());
+        }
+    }
+
+    private void freeQuietly(Pointer sample) {
+        try {
+            nvml.gpmSampleFree(sample);
+        } catch (NvmlException e) {
+            // nothing more to do with it
+        }
+    }
+
+    private void notice(String text) {
+        notices.add(text);
+        LOG.log(System.Logger.Level.INFO, text);
+    }
+
+    /**
+     * Creates a GPU instance of {@code profile} at {@code start} and one compute instance spanning
+     * it, through NVML, and returns the MIG device that appears. A refusal (NOT_SUPPORTED,
+     * NO_PERMISSION without root, INSUFFICIENT_RESOURCES...) is a {@link MigRefusedException} with
+     * NVML's code and words; a GPU instance whose compute instance cannot be made is destroyed again.
+     */
+    @Override
+    public synchronized MigInstance create(int gpuIndex, MigPlacements.Profile profile, int start) {
+        Instant now = clock.instant();
+        try {
+            Pointer device = nvml.handle(gpuIndex);
+            Nvml.GpuInstanceProfile giProfile = nvml.gpuInstanceProfile(device, gpuInstanceProfile(profile));
+            Pointer gpuInstance = nvml.createGpuInstance(device, giProfile.id(), start, profile.size());
+            try {
+                int ciProfile = nvml.computeInstanceProfileId(gpuInstance, computeInstanceProfile(profile.computeSlices()));
+                nvml.createComputeInstance(gpuInstance, ciProfile);
+                Nvml.GpuInstanceInfo info = nvml.gpuInstanceInfo(gpuInstance);
+                for (MigDevice mig : migDevices(gpuIndex, device, now)) {
+                    if (mig.gpuInstanceId == info.id()) {
+                        long memoryMib = nvml.memory(mig.handle).total() / MIB;
+                        return new MigInstance(info.id(), mig.profile, mig.uuid, Math.max(1, memoryMib), info.start());
+                    }
+                }
+                throw new NvmlException("nvmlDeviceGetMigDeviceHandleByIndex", NvmlReturn.ERROR_NOT_FOUND,
+                        "no MIG device for the new GPU instance " + info.id());
+            } catch (NvmlException e) {
+                try {
+                    nvml.destroyGpuInstance(gpuInstance);
+                } catch (NvmlException ignored) {
+                    // the first error is the one to report
+                }
+                throw e;
+            }
+        } catch (NvmlException e) {
+            throw new MigRefusedException("NVML refused: " + e.getMessage(), e);
+        }
+    }
+
+    /** Destroys an idle MIG instance: its compute instances, then the GPU instance. */
+    @Override
+    public synchronized void destroy(int gpuIndex, MigInstance mig) {
+        Instant now = clock.instant();
+        try {
+            Pointer device = nvml.handle(gpuIndex);
+            Pointer gpuInstance = nvml.gpuInstanceById(device, mig.gpuInstanceId());
+            for (MigDevice d : migDevices(gpuIndex, device, now)) {
+                if (d.gpuInstanceId == mig.gpuInstanceId()) {
+                    nvml.destroyComputeInstance(nvml.computeInstanceById(gpuInstance, nvml.computeInstanceId(d.handle)));
+                }
+            }
+            nvml.destroyGpuInstance(gpuInstance);
+        } catch (NvmlException e) {
+            throw new MigRefusedException("NVML refused: " + e.getMessage(), e);
+        }
+    }
+
+    /** The NVML_GPU_INSTANCE_PROFILE_* value of a profile: by its compute slices, +me and double memory. */
+    static int gpuInstanceProfile(MigPlacements.Profile profile) {
+        if (profile.computeSlices() == 1) {
+            return profile.mediaExtensions() ? NvmlLayout.GI_PROFILE_1_SLICE_REV1
+                    : profile.size() == 2 ? NvmlLayout.GI_PROFILE_1_SLICE_REV2 : NvmlLayout.GI_PROFILE_1_SLICE;
+        }
+        return switch (profile.computeSlices()) {
+            case 2 -> NvmlLayout.GI_PROFILE_2_SLICE;
+            case 3 -> NvmlLayout.GI_PROFILE_3_SLICE;
+            case 4 -> NvmlLayout.GI_PROFILE_4_SLICE;
+            default -> NvmlLayout.GI_PROFILE_7_SLICE;
+        };
+    }
+
+    /** The NVML_COMPUTE_INSTANCE_PROFILE_* value spanning a GPU instance of this many compute slices. */
+    static int computeInstanceProfile(int computeSlices) {
+        return computeSlices >= 1 && computeSlices <= 4 ? computeSlices - 1 : NvmlLayout.CI_PROFILE_7_SLICE;
     }
 
     /** The GPU's MIG devices; one that cannot be read is left out with a fault, unless the whole GPU is gone. */

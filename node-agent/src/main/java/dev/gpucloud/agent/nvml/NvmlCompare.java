@@ -18,7 +18,9 @@ import java.util.Optional;
  * nvidia-smi, prints both side by side and says where they disagree. Identity (name, UUID, PCI bus
  * id, memory total) must match exactly; readings that move (utilization, temperature, power,
  * clocks) are printed and compared loosely. Exit code 0 when identity matches, 1 when it does not,
- * 2 when a backend cannot be opened. Usage: {@code NvmlCompare [libnvidia-ml path] [nvidia-smi path]}.
+ * 2 when a backend cannot be opened. It then prints the MIG side, read only: GPM support, MIG
+ * instances with their placement and their engine activity over one second.
+ * Usage: {@code NvmlCompare [libnvidia-ml path] [nvidia-smi path]}.
  */
 public final class NvmlCompare {
 
@@ -32,8 +34,9 @@ public final class NvmlCompare {
                 Runtime.getRuntime().availableProcessors() * 1000, 0, null, List.of());
         Clock clock = Clock.systemUTC();
         NvmlBackend nvml;
+        Nvml lib;
         try {
-            Nvml lib = Nvml.open(library);
+            lib = Nvml.open(library);
             System.out.printf("NVML: loaded from %s, driver %s%n", lib.loadedFrom(), lib.driverVersion());
             nvml = new NvmlBackend(lib, host, clock);
         } catch (NvmlUnavailableException e) {
@@ -85,10 +88,54 @@ public final class NvmlCompare {
                 row("ECC uncorrected", ra.eccUncorrected(), rb.eccUncorrected(), false);
             }
         }
+        mig(lib, nvml, a);
         nvml.faults().forEach(f -> System.out.println("NVML fault: " + f));
         System.out.println(mismatches == 0 ? "RESULT: identity matches" : "RESULT: " + mismatches + " identity mismatch(es)");
         nvml.close();
         System.exit(mismatches == 0 ? 0 : 1);
+    }
+
+    /**
+     * The MIG side, read only (the check never changes the GPU): per GPU, GPM support and the MIG
+     * profiles the agent would accept; per MIG instance, its placement, and its graphics-engine
+     * activity over one second (two GPM samples).
+     */
+    private static void mig(Nvml lib, NvmlBackend nvml, HostInventory host) throws InterruptedException {
+        System.out.println("--- MIG and GPM (read only: no instance is created or destroyed)");
+        boolean anyMig = false;
+        for (GpuDevice gpu : host.gpus()) {
+            String gpm;
+            try {
+                gpm = lib.gpmSupported(lib.handle(gpu.index())) ? "supported" : "not supported by this GPU";
+            } catch (NvmlException e) {
+                gpm = "unavailable: " + e.getMessage();
+            }
+            System.out.printf("GPU %d %s: MIG mode %s, GPM %s%n", gpu.index(), gpu.model(), gpu.migEnabled() ? "on" : "off",
+                    gpm);
+            dev.gpucloud.agent.runner.MigPlacements.of(gpu.model(), gpu.memoryMib()).ifPresent(g -> System.out.printf(
+                    "  MIG profiles (%s): %s%n", g.family(), g.profiles().values().stream()
+                            .sorted(java.util.Comparator.comparing(dev.gpucloud.agent.runner.MigPlacements.Profile::name))
+                            .map(p -> p.name() + "@" + p.starts()).toList()));
+            anyMig |= gpu.migEnabled();
+        }
+        if (!anyMig) {
+            System.out.println("no GPU is in MIG mode: no MIG instances, placements or per-MIG activity to show");
+            return;
+        }
+        nvml.sample(); // the first GPM sample of each instance
+        Thread.sleep(1000);
+        TelemetrySample later = nvml.sample().get(0);
+        for (GpuDevice gpu : host.gpus()) {
+            GpuReading reading = reading(later, gpu.index());
+            for (dev.gpucloud.contracts.events.MigInstance m : gpu.migInstances()) {
+                Double active = reading == null ? null : reading.migInstances().stream()
+                        .filter(r -> r.uuid().equals(m.uuid())).findFirst()
+                        .map(dev.gpucloud.contracts.events.MigReading::grEngineActive).orElse(null);
+                System.out.printf(Locale.ROOT, "  GPU %d MIG %-12s gi %-2d start %-4s %6d MiB %s grEngineActive %s%n",
+                        gpu.index(), m.profile(), m.gpuInstanceId(), m.placementStart(), m.memoryMib(), m.uuid(), active);
+            }
+        }
+        nvml.notices().forEach(n -> System.out.println("NVML notice: " + n));
     }
 
     private static GpuReading reading(TelemetrySample sample, int index) {

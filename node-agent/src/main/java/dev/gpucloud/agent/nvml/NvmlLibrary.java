@@ -69,4 +69,39 @@ public interface NvmlLibrary extends Library {
     int nvmlEventSetWait_v2(Pointer set, Pointer data, int timeoutMs);
 
     int nvmlEventSetFree(Pointer set);
+
+    // MIG: GPU instances, compute instances and their placement (drivers from R450 on).
+
+    int nvmlDeviceGetGpuInstanceProfileInfo(Pointer device, int profile, Pointer info);
+
+    int nvmlDeviceCreateGpuInstanceWithPlacement(Pointer device, int profileId, Pointer placement,
+            PointerByReference gpuInstance);
+
+    int nvmlDeviceGetGpuInstanceById(Pointer device, int id, PointerByReference gpuInstance);
+
+    int nvmlGpuInstanceGetInfo(Pointer gpuInstance, Pointer info);
+
+    int nvmlGpuInstanceGetComputeInstanceProfileInfo(Pointer gpuInstance, int profile, int engProfile, Pointer info);
+
+    int nvmlGpuInstanceCreateComputeInstance(Pointer gpuInstance, int profileId, PointerByReference computeInstance);
+
+    int nvmlGpuInstanceGetComputeInstanceById(Pointer gpuInstance, int id, PointerByReference computeInstance);
+
+    int nvmlDeviceGetComputeInstanceId(Pointer migDevice, IntByReference id);
+
+    int nvmlComputeInstanceDestroy(Pointer computeInstance);
+
+    int nvmlGpuInstanceDestroy(Pointer gpuInstance);
+
+    // GPM: GPU performance monitoring (Hopper and later, drivers from R520 on).
+
+    int nvmlGpmQueryDeviceSupport(Pointer device, Pointer support);
+
+    int nvmlGpmSampleAlloc(PointerByReference sample);
+
+    int nvmlGpmSampleFree(Pointer sample);
+
+    int nvmlGpmMigSampleGet(Pointer device, int gpuInstanceId, Pointer sample);
+
+    int nvmlGpmMetricsGet(Pointer metricsGet);
 }

@@ -14,6 +14,7 @@ public final class NvmlReturn {
     public static final int ERROR_DRIVER_NOT_LOADED = 9;
     public static final int ERROR_FUNCTION_NOT_FOUND = 13;
     public static final int ERROR_GPU_IS_LOST = 15;
+    public static final int ERROR_INSUFFICIENT_RESOURCES = 23;
     public static final int ERROR_RESET_REQUIRED = 16;
     public static final int ERROR_ARGUMENT_VERSION_MISMATCH = 25;
     public static final int ERROR_GPU_NOT_FOUND = 28;

@@ -3,6 +3,7 @@ package dev.gpucloud.agent.runner;
 import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.MigInstance;
+import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.Sku;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -15,7 +16,8 @@ import java.util.Set;
 /**
  * Who holds which GPU of one real host. A whole-GPU allocation takes a GPU alone; fractions share
  * a GPU up to 1000 milli-GPUs; a MIG instance is held by one allocation, and a GPU in MIG mode is
- * only handed out by its instances. The same rules as the simulated hosts.
+ * only handed out by its instances, named by UUID or by slot ({@code 3g.40gb@4}, see {@link MigSlots}).
+ * The same rules as the simulated hosts.
  */
 public final class GpuLedger {
 
@@ -23,18 +25,25 @@ public final class GpuLedger {
     public record Claim(List<Integer> gpuIndices, String migInstanceUuid, int milliPerGpu, Sku sku, int units) {
     }
 
-    /** Either a claim or why there is none. */
-    public record Result(Claim claim, String problem) {
+    /**
+     * Either a claim, or why there is none, or (for a MIG slot with no instance yet) the instance to
+     * create before the claim can be made with {@link #migClaim}.
+     */
+    public record Result(Claim claim, String problem, MigSlots.Plan create) {
         static Result ok(Claim claim) {
-            return new Result(claim, null);
+            return new Result(claim, null, null);
         }
 
         static Result no(String problem) {
-            return new Result(null, problem);
+            return new Result(null, problem, null);
+        }
+
+        static Result toCreate(MigSlots.Plan plan) {
+            return new Result(null, null, plan);
         }
     }
 
-    private final HostInventory host;
+    private HostInventory host;
     private final List<Map<String, Integer>> holders = new ArrayList<>();
     private final Map<String, String> migHolders = new LinkedHashMap<>();
 
@@ -65,6 +74,17 @@ public final class GpuLedger {
                 return Result.no("GPU " + index + " does not exist on " + nodeId + " (" + gpus.size() + " GPU"
                         + (gpus.size() == 1 ? ": 0)" : "s" + (gpus.size() == 0 ? ")" : ": 0.." + (gpus.size() - 1) + ")")));
             }
+        }
+        Optional<NodeCommand.MigSlot> slot = NodeCommand.MigSlot.parse(migInstanceUuid);
+        if (slot.isPresent()) {
+            MigSlots.Plan plan = MigSlots.resolve(nodeId, gpus, gpuIndices, slot.get(), migHolders::get);
+            if (plan.problem() != null) {
+                return Result.no(plan.problem());
+            }
+            return plan.creates() ? Result.toCreate(plan) : Result.ok(migClaim(plan.gpuIndex(), plan.existing()));
+        }
+        if (migInstanceUuid != null && migInstanceUuid.indexOf('@') >= 0) {
+            return Result.no("MIG slot '" + migInstanceUuid + "' is not of the form <profile>@<start 0-7>, e.g. 3g.40gb@4");
         }
         if (migInstanceUuid != null) {
             Optional<GpuDevice> parent = gpus.stream()
@@ -106,6 +126,28 @@ public final class GpuLedger {
         String model = gpus.get(gpuIndices.get(0)).model();
         Sku sku = fraction ? new Sku(model, null, milli) : Sku.wholeGpu(model);
         return Result.ok(new Claim(List.copyOf(gpuIndices), null, milli, sku, gpuIndices.size()));
+    }
+
+    /** The claim of a whole MIG instance on GPU {@code gpuIndex}: one unit of its MIG SKU. */
+    public Claim migClaim(int gpuIndex, MigInstance mig) {
+        return new Claim(List.of(gpuIndex), mig.uuid(), 0, new Sku(host.gpus().get(gpuIndex).model(), mig.profile(),
+                Sku.WHOLE_GPU), 1);
+    }
+
+    /** The host's MIG layout changed: GPU {@code gpuIndex} lost {@code removed} and gained {@code added} (may be null). */
+    public void changeMig(int gpuIndex, List<MigInstance> removed, MigInstance added) {
+        List<GpuDevice> gpus = new ArrayList<>(host.gpus());
+        GpuDevice gpu = gpus.get(gpuIndex);
+        List<MigInstance> migs = new ArrayList<>(gpu.migInstances());
+        migs.removeIf(m -> removed.stream().anyMatch(r -> r.uuid().equals(m.uuid())));
+        if (added != null) {
+            migs.add(added);
+        }
+        gpus.set(gpuIndex, new GpuDevice(gpu.index(), gpu.uuid(), gpu.model(), gpu.memoryMib(), gpu.pciBusId(),
+                gpu.nvlinkIsland(), gpu.migEnabled(), migs));
+        host = new HostInventory(host.nodeId(), host.hostname(), host.instanceType(), host.zone(), host.capacityType(),
+                host.priceMicrosPerHour(), host.cpuMillis(), host.memoryMib(), host.rdmaFabric(), host.switchPath(),
+                gpus, host.cachedDatasets(), host.backend(), host.observedAt(), host.rdmaNics());
     }
 
     /** Gives {@code claim} to {@code allocationId}. */

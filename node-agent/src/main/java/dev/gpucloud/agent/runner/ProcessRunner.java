@@ -3,6 +3,7 @@ package dev.gpucloud.agent.runner;
 import dev.gpucloud.contracts.events.AllocationEvent;
 import dev.gpucloud.contracts.events.AllocationEventType;
 import dev.gpucloud.contracts.events.HostInventory;
+import dev.gpucloud.contracts.events.MigInstance;
 import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.UsageEvent;
 import java.io.IOException;
@@ -49,14 +50,25 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
 
     private final RunnerSettings settings;
     private final Clock clock;
+    private final MigProvisioner mig;
     private final Map<String, GpuLedger> hosts = new LinkedHashMap<>();
     private final Map<String, ProcessRun> runs = new LinkedHashMap<>();
     private final RecentIds seenCommands = new RecentIds(REMEMBERED);
     private final RecentIds ended = new RecentIds(REMEMBERED);
 
+    /** A runner that cannot change the hosts' MIG layout: a slot runs only on an instance already there. */
     public ProcessRunner(List<HostInventory> hosts, RunnerSettings settings, Clock clock) {
+        this(hosts, settings, clock, MigProvisioner.NONE);
+    }
+
+    /**
+     * A runner that creates MIG instances through {@code mig} when a START names a slot that has
+     * none yet (NVML's backend on a real host).
+     */
+    public ProcessRunner(List<HostInventory> hosts, RunnerSettings settings, Clock clock, MigProvisioner mig) {
         this.settings = settings;
         this.clock = clock;
+        this.mig = mig;
         hosts.forEach(h -> this.hosts.put(h.nodeId(), new GpuLedger(h)));
     }
 
@@ -161,14 +173,21 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
         String problem = specProblem(command);
         GpuLedger.Result result = problem == null
                 ? host.check(command.gpuIndices(), command.migInstanceUuid(), command.milliGpu()) : null;
-        if (problem == null && result.claim() == null) {
+        GpuLedger.Claim claim = result == null ? null : result.claim();
+        if (problem == null && claim == null && result.create() != null) {
+            try {
+                claim = createMig(host, result.create(), out);
+            } catch (MigRefusedException e) {
+                problem = "MIG slot " + command.migInstanceUuid() + " on GPU " + result.create().gpuIndex() + " of "
+                        + host.host().nodeId() + ": " + e.getMessage();
+            }
+        } else if (problem == null && claim == null) {
             problem = result.problem();
         }
         if (problem != null) {
             refuse(command, EXIT_CANNOT_START, problem, now, out);
             return;
         }
-        GpuLedger.Claim claim = result.claim();
         Path workDir = settings.runDir().resolve(safeName(command.allocationId()));
         Path checkpointDir = localCheckpointDir(command.checkpointDir(), workDir);
         Path log = workDir.resolve(LOG_FILE);
@@ -205,7 +224,31 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
         out.events.add(new AllocationEvent(command.allocationId(), command.jobId(), host.host().nodeId(),
                 AllocationEventType.STARTED, now, null, null,
                 what + " as " + claim.sku().code() + ": pid " + process.pid() + ", rank " + command.rank() + " of "
-                        + command.worldSize() + ", log " + log + resume));
+                        + command.worldSize() + ", log " + log + resume, claim.migInstanceUuid()));
+    }
+
+    /**
+     * Makes the instance a slot plan asks for: the idle instances in its way are destroyed, then it
+     * is created; the ledger follows each step, so it stays true when a later step is refused.
+     */
+    private GpuLedger.Claim createMig(GpuLedger host, MigSlots.Plan plan, Collector out) {
+        String where = " GPU " + plan.gpuIndex() + " of " + host.host().nodeId();
+        for (MigInstance idle : plan.destroy()) {
+            try {
+                mig.destroy(plan.gpuIndex(), idle);
+            } catch (MigRefusedException e) {
+                throw new MigRefusedException("cannot destroy idle instance " + MigSlots.describe(idle)
+                        + " in its way: " + e.getMessage(), e);
+            }
+            host.changeMig(plan.gpuIndex(), List.of(idle), null);
+            out.notes.add("destroyed idle MIG instance " + MigSlots.describe(idle) + " of" + where);
+            out.inventoryChanged.add(host.host().nodeId());
+        }
+        MigInstance created = mig.create(plan.gpuIndex(), plan.profile(), plan.start());
+        host.changeMig(plan.gpuIndex(), List.of(), created);
+        out.notes.add("created MIG instance " + MigSlots.describe(created) + " on" + where);
+        out.inventoryChanged.add(host.host().nodeId());
+        return host.migClaim(plan.gpuIndex(), created);
     }
 
     private void checkpoint(NodeCommand command, Instant now, Collector out) {
@@ -467,9 +510,10 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
         final List<AllocationEvent> events = new ArrayList<>();
         final List<UsageEvent> usage = new ArrayList<>();
         final List<String> notes = new ArrayList<>();
+        final java.util.Set<String> inventoryChanged = new java.util.LinkedHashSet<>();
 
         Reports reports() {
-            return new Reports(events, usage, notes);
+            return new Reports(events, usage, notes, List.copyOf(inventoryChanged));
         }
     }
 }

@@ -6,9 +6,11 @@ import java.util.List;
 
 /**
  * What a runner has to tell the world after a command or a tick: allocation lifecycle events,
- * usage intervals, and notes (things that happened without an event, such as an ignored repeat).
+ * usage intervals, notes (things that happened without an event, such as an ignored repeat), and the
+ * hosts whose inventory changed (a MIG slot made a new instance), whose gpu.inventory is due again.
  */
-public record Reports(List<AllocationEvent> allocationEvents, List<UsageEvent> usage, List<String> notes) {
+public record Reports(List<AllocationEvent> allocationEvents, List<UsageEvent> usage, List<String> notes,
+        List<String> inventoryChanged) {
 
     private static final Reports NONE = new Reports(List.of(), List.of(), List.of());
 
@@ -16,6 +18,12 @@ public record Reports(List<AllocationEvent> allocationEvents, List<UsageEvent> u
         allocationEvents = List.copyOf(allocationEvents);
         usage = List.copyOf(usage);
         notes = List.copyOf(notes);
+        inventoryChanged = List.copyOf(inventoryChanged);
+    }
+
+    /** Reports that change no host's inventory. */
+    public Reports(List<AllocationEvent> allocationEvents, List<UsageEvent> usage, List<String> notes) {
+        this(allocationEvents, usage, notes, List.of());
     }
 
     public static Reports none() {
@@ -27,6 +35,6 @@ public record Reports(List<AllocationEvent> allocationEvents, List<UsageEvent> u
     }
 
     public boolean isEmpty() {
-        return allocationEvents.isEmpty() && usage.isEmpty() && notes.isEmpty();
+        return allocationEvents.isEmpty() && usage.isEmpty() && notes.isEmpty() && inventoryChanged.isEmpty();
     }
 }

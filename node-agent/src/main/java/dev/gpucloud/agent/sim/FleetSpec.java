@@ -17,7 +17,7 @@ import java.util.UUID;
  * Reads a fleet spec such as {@code "a100x8:1,h100x8:1,a10g:1,v100-spot:1"}: comma-separated
  * entries {@code profile[:count]}, where a profile is a catalog name ({@link HostProfile}) with
  * optional suffixes {@code -spot} (spot capacity at the spot price) and {@code -mig} (every GPU
- * split into seven MIG instances; A100 and H100 only). Hosts are named
+ * split into seven MIG instances of the smallest profile at slices 0..6; A100 and H100 only). Hosts are named
  * {@code <prefix>-<stem>[-mig][-spot]-<n>}, n counting from 0 per name, so ids and GPU UUIDs stay
  * the same across restarts. Hosts on an RDMA fabric hang four to a leaf switch under spine-1.
  */
@@ -149,7 +149,7 @@ public final class FleetSpec {
             if (entry.mig()) {
                 for (int gi = 0; gi < GpuModel.MIG_SLICES; gi++) {
                     migs.add(new MigInstance(gi + 1, model.migProfile,
-                            "MIG-" + stableUuid(nodeId + "/gpu/" + index + "/mig/" + (gi + 1)), model.migMemoryMib));
+                            "MIG-" + stableUuid(nodeId + "/gpu/" + index + "/mig/" + (gi + 1)), model.migMemoryMib, gi));
                 }
             }
             gpus.add(new GpuDevice(index, "GPU-" + stableUuid(nodeId + "/gpu/" + index), model.modelName,

@@ -129,6 +129,12 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
             return;
         }
         SimulatedHost.Result result = host.check(command.gpuIndices(), command.migInstanceUuid(), command.milliGpu());
+        if (result.create() != null) {
+            List<String> changes = new ArrayList<>();
+            result = new SimulatedHost.Result(host.createMig(result.create(), changes), null, null);
+            out.notes.addAll(changes);
+            out.inventoryChanged.add(host.nodeId());
+        }
         if (result.claim() == null) {
             ended.put(command.allocationId(), "could not start");
             out.events.add(new AllocationEvent(command.allocationId(), command.jobId(), host.nodeId(),
@@ -147,7 +153,7 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
         out.events.add(new AllocationEvent(command.allocationId(), command.jobId(), host.nodeId(),
                 AllocationEventType.STARTED, now, null, null,
                 what + " as " + result.claim().sku().code() + " for " + seconds(plan.duration()) + " ("
-                        + plan.reason() + ")" + resume));
+                        + plan.reason() + ")" + resume, result.claim().migInstanceUuid()));
         // A run of no length ends at once.
         advanceTo(now, out);
     }
@@ -306,9 +312,10 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
         final List<AllocationEvent> events = new ArrayList<>();
         final List<UsageEvent> usage = new ArrayList<>();
         final List<String> notes = new ArrayList<>();
+        final List<String> inventoryChanged = new ArrayList<>();
 
         Reports reports() {
-            return new Reports(events, usage, notes);
+            return new Reports(events, usage, notes, inventoryChanged);
         }
     }
 }

@@ -1,9 +1,11 @@
 package dev.gpucloud.agent.sim;
 
+import dev.gpucloud.agent.runner.MigSlots;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.MigInstance;
+import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.RdmaNic;
 import dev.gpucloud.contracts.events.Sku;
 import java.time.Instant;
@@ -18,7 +20,9 @@ import java.util.Set;
 /**
  * One simulated host: what it is (instance type, GPUs, fabric, price) and who holds its GPUs now.
  * A whole-GPU allocation takes a GPU alone; fractions share a GPU up to 1000 milli-GPUs; a MIG
- * instance is held by one allocation, and a GPU in MIG mode is only handed out by its instances.
+ * instance is held by one allocation, and a GPU in MIG mode is only handed out by its instances,
+ * named by UUID or by slot ({@code 1g.10gb@3}): a slot with no instance yet gets one, made where the
+ * idle instances in its way were.
  */
 public final class SimulatedHost {
 
@@ -33,7 +37,8 @@ public final class SimulatedHost {
     private final String zone;
     private final String rdmaFabric;
     private final List<String> switchPath;
-    private final List<GpuDevice> gpus;
+    /** Replaced (never changed in place) when a MIG slot changes a GPU's layout. */
+    private volatile List<GpuDevice> gpus;
 
     /** Per GPU: allocation id to the milli-GPUs it holds there (1000 for a whole GPU). */
     private final List<Map<String, Integer>> holders = new ArrayList<>();
@@ -118,6 +123,17 @@ public final class SimulatedHost {
                         + (gpus.size() == 1 ? ": 0)" : "s: 0.." + (gpus.size() - 1) + ")"));
             }
         }
+        Optional<NodeCommand.MigSlot> slot = NodeCommand.MigSlot.parse(migInstanceUuid);
+        if (slot.isPresent()) {
+            MigSlots.Plan plan = MigSlots.resolve(nodeId, gpus, gpuIndices, slot.get(), migHolders::get);
+            if (plan.problem() != null) {
+                return Result.no(plan.problem());
+            }
+            return plan.creates() ? new Result(null, null, plan) : Result.ok(migClaim(plan.gpuIndex(), plan.existing()));
+        }
+        if (migInstanceUuid != null && migInstanceUuid.indexOf('@') >= 0) {
+            return Result.no("MIG slot '" + migInstanceUuid + "' is not of the form <profile>@<start 0-7>, e.g. 3g.40gb@4");
+        }
         if (migInstanceUuid != null) {
             Optional<GpuDevice> parent = gpus.stream()
                     .filter(g -> g.migInstances().stream().anyMatch(m -> m.uuid().equals(migInstanceUuid)))
@@ -135,8 +151,7 @@ public final class SimulatedHost {
             }
             MigInstance mig = parent.get().migInstances().stream()
                     .filter(m -> m.uuid().equals(migInstanceUuid)).findFirst().orElseThrow();
-            return Result.ok(new Claim(List.of(parentIndex), migInstanceUuid, 0,
-                    new Sku(model, mig.profile(), Sku.WHOLE_GPU), 1));
+            return Result.ok(migClaim(parentIndex, mig));
         }
         boolean fraction = milliGpu > 0 && milliGpu < Sku.WHOLE_GPU;
         int milli = fraction ? milliGpu : Sku.WHOLE_GPU;
@@ -159,15 +174,57 @@ public final class SimulatedHost {
         return Result.ok(new Claim(List.copyOf(gpuIndices), null, milli, sku, gpuIndices.size()));
     }
 
-    /** Either a claim or why there is none. */
-    public record Result(Claim claim, String problem) {
+    /**
+     * Either a claim, or why there is none, or (a MIG slot with no instance yet) the plan that
+     * {@link #createMig} carries out to make one.
+     */
+    public record Result(Claim claim, String problem, MigSlots.Plan create) {
         static Result ok(Claim claim) {
-            return new Result(claim, null);
+            return new Result(claim, null, null);
         }
 
         static Result no(String problem) {
-            return new Result(null, problem);
+            return new Result(null, problem, null);
         }
+    }
+
+    private Claim migClaim(int gpuIndex, MigInstance mig) {
+        return new Claim(List.of(gpuIndex), mig.uuid(), 0, new Sku(profile.model().modelName, mig.profile(),
+                Sku.WHOLE_GPU), 1);
+    }
+
+    /**
+     * Carries out a slot plan as a GPU would: the idle instances in the way are destroyed and the
+     * new one created with a UUID named after the node, GPU and slot (the same slot gets the same
+     * UUID on every run), the smallest free GPU-instance id, and the memory of its slices. Returns
+     * the claim on it and says what changed in {@code changes}.
+     */
+    Claim createMig(MigSlots.Plan plan, List<String> changes) {
+        int index = plan.gpuIndex();
+        GpuDevice gpu = gpus.get(index);
+        List<MigInstance> migs = new ArrayList<>(gpu.migInstances());
+        for (MigInstance idle : plan.destroy()) {
+            migs.removeIf(m -> m.uuid().equals(idle.uuid()));
+            changes.add("destroyed idle MIG instance " + MigSlots.describe(idle) + " of GPU " + index + " on " + nodeId);
+        }
+        Set<Integer> ids = new HashSet<>();
+        migs.forEach(m -> ids.add(m.gpuInstanceId()));
+        int id = 1;
+        while (ids.contains(id)) {
+            id++;
+        }
+        String slot = plan.profile().name() + "@" + plan.start();
+        MigInstance created = new MigInstance(id, plan.profile().name(),
+                "MIG-" + FleetSpec.stableUuid(nodeId + "/gpu/" + index + "/mig/" + slot),
+                profile.model().migMemoryMib * plan.profile().size(), plan.start());
+        migs.add(created);
+        migs.sort(java.util.Comparator.comparing(m -> m.placementStart() == null ? -1 : m.placementStart()));
+        List<GpuDevice> changed = new ArrayList<>(gpus);
+        changed.set(index, new GpuDevice(gpu.index(), gpu.uuid(), gpu.model(), gpu.memoryMib(), gpu.pciBusId(),
+                gpu.nvlinkIsland(), gpu.migEnabled(), migs));
+        gpus = List.copyOf(changed);
+        changes.add("created MIG instance " + MigSlots.describe(created) + " on GPU " + index + " of " + nodeId);
+        return migClaim(index, created);
     }
 
     void hold(String allocationId, Claim claim) {
@@ -191,11 +248,22 @@ public final class SimulatedHost {
     double load(int index) {
         GpuDevice gpu = gpus.get(index);
         if (gpu.migEnabled()) {
-            long busy = gpu.migInstances().stream().filter(m -> migHolders.containsKey(m.uuid())).count();
-            return gpu.migInstances().isEmpty() ? 0 : (double) busy / gpu.migInstances().size();
+            int busy = gpu.migInstances().stream().filter(m -> migHolders.containsKey(m.uuid()))
+                    .mapToInt(SimulatedHost::computeSlices).sum();
+            return Math.min(1.0, busy / (double) GpuModel.MIG_SLICES);
         }
         int used = holders.get(index).values().stream().mapToInt(Integer::intValue).sum();
         return Math.min(1.0, used / (double) Sku.WHOLE_GPU);
+    }
+
+    /** The compute slices (of seven) a MIG instance has: the number before the "g" of its profile. */
+    static int computeSlices(MigInstance mig) {
+        int g = mig.profile().indexOf('g');
+        try {
+            return g > 0 ? Math.max(1, Integer.parseInt(mig.profile().substring(0, g))) : 1;
+        } catch (NumberFormatException e) {
+            return 1;
+        }
     }
 
     boolean migBusy(String migUuid) {

@@ -146,6 +146,28 @@ class NvmlAgentTest {
     }
 
     @Test
+    void aMigSlotStartRunsOnTheInstanceThatNvmlPlacesThere() {
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> given().get("/q/health/ready").then().statusCode(200));
+        String alloc = "slot-" + UUID.randomUUID().toString().substring(0, 8);
+        NodeCommand start = new NodeCommand(UUID.randomUUID().toString(), NodeCommandType.START, NODE, alloc,
+                "job-" + alloc, "test-tenant", List.of(1), "3g.40gb@4", 0, 0, 1, null, List.of("true"), Map.of(), null,
+                null, null, Instant.now());
+        try (TestKafka kafka = new TestKafka(); TopicTail events = kafka.tail(Topics.ALLOCATION_EVENTS.name())) {
+            kafka.send(EventRecords.record(Topics.NODE_COMMANDS, NODE, start, "/test/scheduler"));
+            List<AllocationEvent> lifecycle = events.until(r -> r.key().equals(start.jobId()),
+                            seen -> seen.stream().map(r -> TopicTail.decode(Topics.ALLOCATION_EVENTS, r))
+                                    .anyMatch(e -> e.type() == AllocationEventType.EXITED), Duration.ofSeconds(45))
+                    .stream().map(r -> TopicTail.decode(Topics.ALLOCATION_EVENTS, r)).toList();
+            assertThat(lifecycle).extracting(AllocationEvent::type)
+                    .containsExactly(AllocationEventType.STARTED, AllocationEventType.EXITED);
+            assertThat(lifecycle.get(0).migInstanceUuid())
+                    .as("the fake's 3g.40gb sits at slice 4, as nvmlGpuInstanceGetInfo says")
+                    .isEqualTo("MIG-00000001-0000-2222-3333-444444444444");
+            assertThat(lifecycle.get(1).exitCode()).isZero();
+        }
+    }
+
+    @Test
     void aStartOnTheRealHostRunsAProcessAndReportsItsExitCodeAndUsage() {
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> given().get("/q/health/ready").then().statusCode(200));
         String alloc = "proc-" + UUID.randomUUID().toString().substring(0, 8);

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The JNA binding against a fake libnvidia-ml built from src/test/c/fake_nvml.c: by default 3 GPUs,
- * GPU 0 and 1 joined by NVLink, GPU 1 in MIG mode with a 3g.40gb and a 1g.10gb instance, GPU 2 alone.
+ * GPU 0 and 1 joined by NVLink, GPU 1 in MIG mode with a 3g.40gb (at slice 4) and a 1g.10gb (at
+ * slice 0) instance, GPU 2 alone.
  */
 class NvmlBackendTest {
 
@@ -73,8 +74,8 @@ class NvmlBackendTest {
                         tuple(2, "GPU-00000002-1111-2222-3333-444444444444", "NVIDIA A10G", 23028L,
                                 "00000000:3A:00.0", -1, false));
         assertThat(host.gpus().get(1).migInstances()).containsExactly(
-                new MigInstance(2, "3g.40gb", "MIG-00000001-0000-2222-3333-444444444444", 40192),
-                new MigInstance(9, "1g.10gb", "MIG-00000001-0001-2222-3333-444444444444", 9984));
+                new MigInstance(2, "3g.40gb", "MIG-00000001-0000-2222-3333-444444444444", 40192, 4),
+                new MigInstance(9, "1g.10gb", "MIG-00000001-0001-2222-3333-444444444444", 9984, 0));
         assertThat(host.gpus().get(0).migInstances()).isEmpty();
         assertThat(backend.faults()).isEmpty();
     }
@@ -113,6 +114,58 @@ class NvmlBackendTest {
         assertThat(gpu1.migInstances()).extracting(MigReading::gpuInstanceId, MigReading::profile,
                         MigReading::memoryUsedMib, MigReading::grEngineActive)
                 .containsExactly(tuple(2, "3g.40gb", 1000L, null), tuple(9, "1g.10gb", 10L, null));
+        assertThat(backend.faults()).isEmpty();
+    }
+
+    @Test
+    void eachMigInstanceReportsItsGraphicsEngineActivityBetweenTwoGpmSamples() throws Exception {
+        open(FakeNvml.install(dir));
+
+        backend.sample();
+        GpuReading gpu1 = reading(backend.sample().get(0), 1);
+
+        assertThat(gpu1.migInstances()).extracting(MigReading::gpuInstanceId, MigReading::grEngineActive)
+                .as("the fake reads 5 + 10 x the GPU instance id percent").containsExactly(tuple(2, 0.25), tuple(9, 0.95));
+        assertThat(backend.notices()).isEmpty();
+        assertThat(backend.faults()).isEmpty();
+        assertThat(FakeGpm.liveSamples(dir)).as("one sample kept per instance, the older one freed").isEqualTo(2);
+        backend.close();
+        assertThat(FakeGpm.liveSamples(dir)).as("closing frees the rest").isZero();
+        backend = null;
+    }
+
+    @Test
+    void withoutGpmTheEngineActivityStaysNullAndThatIsSaidOncePerGpu() throws Exception {
+        open(FakeNvml.install(dir, "gpm=0"));
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(reading(backend.sample().get(0), 1).migInstances())
+                    .allSatisfy(m -> assertThat(m.grEngineActive()).isNull());
+        }
+
+        assertThat(backend.notices()).singleElement().asString()
+                .contains("GPU 1", "grEngineActive stays null", "does not support GPM");
+        assertThat(backend.faults()).isEmpty();
+    }
+
+    @Test
+    void aDriverWithoutGpmSymbolsOrThatRefusesMigSamplesLeavesItNull() throws Exception {
+        open(FakeNvml.install(dir, "unsupported=nvmlGpmMigSampleGet"));
+
+        backend.sample();
+        backend.sample();
+
+        assertThat(reading(backend.sample().get(0), 1).migInstances()).allSatisfy(m -> assertThat(m.grEngineActive()).isNull());
+        assertThat(backend.notices()).singleElement().asString().contains("GPU 1", "NVML_ERROR_NOT_SUPPORTED");
+        assertThat(FakeGpm.liveSamples(dir)).isZero();
+    }
+
+    @Test
+    void placementIsNullWhereNvmlWillNotSayIt() throws Exception {
+        open(FakeNvml.install(dir, "unsupported=nvmlGpuInstanceGetInfo"));
+
+        assertThat(backend.inventory().get(0).gpus().get(1).migInstances())
+                .allSatisfy(m -> assertThat(m.placementStart()).isNull());
         assertThat(backend.faults()).isEmpty();
     }
 

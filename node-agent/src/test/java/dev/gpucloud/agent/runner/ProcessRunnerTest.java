@@ -152,12 +152,24 @@ class ProcessRunnerTest {
     }
 
     @Test
+    void withoutNvmlASlotRunsOnlyOnAnInstanceAlreadyThere() {
+        handle(start("s1", List.of(2), "1g.5gb@0", 0, List.of("true"), Map.of()));
+
+        assertThat(exited("s1").exitCode()).isEqualTo(ProcessRunner.EXIT_CANNOT_START);
+        assertThat(exited("s1").detail()).contains("MIG slot 1g.5gb@0 on GPU 2 of " + NODE,
+                "cannot destroy idle instance 3g.20gb (" + MIG_UUID + ")", "only NVML can");
+        assertThat(events("s1")).noneMatch(e -> e.type() == AllocationEventType.STARTED);
+    }
+
+    @Test
     void aMigAllocationSeesItsInstanceUuid() throws Exception {
         handle(start("m1", List.of(), MIG_UUID, 0, List.of("bash", "-c", "echo \"dev=$CUDA_VISIBLE_DEVICES\""),
                 Map.of()));
         tickUntil(t -> t.exited("m1") != null);
         assertThat(Files.readString(temp.resolve("run/m1/output.log"))).contains("dev=" + MIG_UUID);
         assertThat(usage("m1")).allSatisfy(u -> assertThat(u.sku().code()).isEqualTo("A100-SXM4-40GB/mig-3g.20gb"));
+        assertThat(events("m1")).filteredOn(e -> e.type() == AllocationEventType.STARTED).singleElement()
+                .satisfies(e -> assertThat(e.migInstanceUuid()).isEqualTo(MIG_UUID));
     }
 
     @Test
