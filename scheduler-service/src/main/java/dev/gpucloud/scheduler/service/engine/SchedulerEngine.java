@@ -642,11 +642,11 @@ public class SchedulerEngine {
             return Uni.createFrom().item(Map.of());
         }
         Uni<Map<Integer, Throwable>> together = operation(changes -> sessions.withTransaction(s -> {
-            Uni<Void> chain = Uni.createFrom().voidItem();
+            Uni<Void> chain = preload(s, events);
             for (AllocationEvent event : events) {
                 chain = chain.call(() -> applyAllocationEvent(s, changes, event));
             }
-            return chain;
+            return chain.eventually(() -> preloaded = null);
         })).replaceWith(Map.<Integer, Throwable>of());
         if (events.size() == 1) {
             return together.onFailure().recoverWithItem(f -> Map.of(0, f)).call(this::scheduleSoon);
@@ -665,6 +665,27 @@ public class SchedulerEngine {
             }
             return chain.replaceWith(failed);
         }).call(this::scheduleSoon);
+    }
+
+    /**
+     * Loads, in three queries, every allocation and job a batch of events touches and all those jobs'
+     * allocations, into the session (so each event's lookups are answered from it, not by a round trip
+     * each) and into {@link #preloaded} for {@link #allocationsOf} until the batch's transaction ends.
+     */
+    private Uni<Void> preload(Mutiny.Session s, List<AllocationEvent> events) {
+        List<String> jobIds = events.stream().map(AllocationEvent::jobId).distinct().toList();
+        return s.createSelectionQuery("from JobEntity where id in :ids", JobEntity.class).setParameter("ids", jobIds)
+                .getResultList()
+                .chain(jobs -> s.createSelectionQuery("from AllocationEntity where jobId in :ids", AllocationEntity.class)
+                        .setParameter("ids", jobIds).getResultList())
+                .invoke(allocs -> {
+                    Map<String, List<AllocationEntity>> byJob = new HashMap<>();
+                    jobIds.forEach(id -> byJob.put(id, new ArrayList<>()));
+                    allocs.forEach(a -> byJob.get(a.jobId).add(a));
+                    byJob.values().forEach(list -> list.sort(java.util.Comparator.comparingInt(a -> a.rank)));
+                    preloaded = byJob;
+                })
+                .replaceWithVoid();
     }
 
     private Uni<Void> applyAllocationEvent(Mutiny.Session s, Changes changes, AllocationEvent event) {
@@ -1213,7 +1234,17 @@ public class SchedulerEngine {
         outbox.kick();
     }
 
+    /**
+     * A batch's jobs and all their allocations, loaded up front (see {@link #preload}); null outside a
+     * batch of allocation events. Only the serial executor's current operation reads or writes it.
+     */
+    private Map<String, List<AllocationEntity>> preloaded;
+
     private Uni<List<AllocationEntity>> allocationsOf(Mutiny.Session s, JobEntity job) {
+        Map<String, List<AllocationEntity>> batch = preloaded;
+        if (batch != null && batch.containsKey(job.id)) {
+            return Uni.createFrom().item(batch.get(job.id).stream().filter(a -> a.attempt == job.attempt).toList());
+        }
         return s.createSelectionQuery("from AllocationEntity where jobId = :j and attempt = :a order by rank",
                         AllocationEntity.class)
                 .setParameter("j", job.id).setParameter("a", job.attempt).getResultList();
