@@ -76,4 +76,24 @@ public interface BillingConfig {
     /** Cost advisor: how many months (the advised one included) the commitment level is chosen over. */
     @WithDefault("12")
     int advisorHistoryMonths();
+
+    /** The in-memory fold of usage events and its snapshots (docs/billing.md, "Exactly once"). */
+    Fold fold();
+
+    interface Fold {
+        /**
+         * How often the folded usage and the consumed offsets are written to PostgreSQL, in one transaction;
+         * usage is on invoices (and offsets committed) at most this much later than it was consumed.
+         */
+        @WithDefault("PT1S")
+        Duration snapshotInterval();
+
+        /** A snapshot is also written as soon as this many events were folded since the last one. */
+        @WithDefault("200000")
+        int snapshotEvents();
+
+        /** Above this many allocations known per partition, the clean ones are forgotten after a snapshot. */
+        @WithDefault("500000")
+        int maxKnownAllocations();
+    }
 }

@@ -1,15 +1,14 @@
 package dev.gpucloud.billing.messaging;
 
 import dev.gpucloud.contracts.events.Topics;
+import dev.gpucloud.contracts.kafka.EventRecords;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.MutinyEmitter;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.jboss.logging.Logger;
 
@@ -44,17 +43,8 @@ public class DeadLetters {
             LOG.warnf("dead-lettering %s-%d@%d to %s: %s", record.topic(), record.partition(), record.offset(), dlq,
                     letter.reason());
             registry.counter("gpucloud.billing.usage.events", "outcome", "dead-letter").increment();
-            RecordHeaders headers = new RecordHeaders(record.headers().toArray());
-            headers.add("dead-letter-reason", bytes(letter.reason()));
-            headers.add("dead-letter-topic", bytes(record.topic()));
-            headers.add("dead-letter-partition", bytes(String.valueOf(record.partition())));
-            headers.add("dead-letter-offset", bytes(String.valueOf(record.offset())));
-            sends.add(emitter.send(new ProducerRecord<>(dlq, null, record.key(), record.value(), headers)));
+            sends.add(emitter.send(EventRecords.deadLetter(record, dlq, letter.reason())));
         }
         return Uni.join().all(sends).andFailFast().replaceWithVoid();
-    }
-
-    private static byte[] bytes(String text) {
-        return (text == null ? "" : text).getBytes(StandardCharsets.UTF_8);
     }
 }

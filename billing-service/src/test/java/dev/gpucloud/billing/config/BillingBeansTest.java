@@ -175,6 +175,26 @@ class BillingBeansTest {
             public Duration databaseRetryWindow() {
                 return Duration.ofMinutes(5);
             }
+
+            @Override
+            public Fold fold() {
+                return new Fold() {
+                    @Override
+                    public Duration snapshotInterval() {
+                        return Duration.ofSeconds(1);
+                    }
+
+                    @Override
+                    public int snapshotEvents() {
+                        return 200_000;
+                    }
+
+                    @Override
+                    public int maxKnownAllocations() {
+                        return 500_000;
+                    }
+                };
+            }
         };
     }
 }

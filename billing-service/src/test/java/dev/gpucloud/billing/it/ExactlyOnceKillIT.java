@@ -30,6 +30,7 @@ import java.time.Instant;
 import java.time.YearMonth;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -40,7 +41,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.MemberToRemove;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -123,7 +129,8 @@ class ExactlyOnceKillIT {
 
         // the records go out in KILLS + 1 parts, one per life of the service: each part is sent (paced over
         // about a second and a half) right after the service is ready, and the service is killed at a random
-        // point 0.5..2.5 s later, while that part is being sent and folded
+        // point 1.5..4 s later (its partitions are assigned about a second after it is ready), while that part
+        // is being folded and snapshotted
         AtomicInteger produced = new AtomicInteger();
         int parts = KILLS + 1;
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.<String, Object>of(
@@ -139,23 +146,61 @@ class ExactlyOnceKillIT {
                     sender.join();
                     break;
                 }
-                Thread.sleep(500 + random.nextInt(2000));
-                long applied = ledgerRows(tenants(allocations));
+                Thread.sleep(1500 + random.nextInt(2500));
+                long folded = foldedRecords();
                 kill9(service);
-                System.out.printf("kill -9 #%d after %d of %d events applied, %d of %d records produced%n", part + 1,
-                        applied, distinctEvents, produced.get(), sent.size());
+                System.out.printf("kill -9 #%d after %d records folded and stored, %d of %d records produced%n",
+                        part + 1, folded, produced.get(), sent.size());
                 sender.join();
                 service = start(port);
             }
         }
         awaitReady(port, Duration.ofSeconds(60));
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (ledgerRows(tenants(allocations)) < distinctEvents && System.nanoTime() < deadline) {
-            Thread.sleep(250);
-        }
-        assertThat(ledgerRows(tenants(allocations))).as("every distinct event applied once").isEqualTo(distinctEvents);
+        awaitAllFolded(Duration.ofSeconds(60));
 
         Map<String, Map<String, long[]>> truth = groundTruth(reports, allocations);
+        int lines = compareInvoices(port, allocations, truth);
+        System.out.printf("kill -9 test: %d invoice lines equal the ground truth after %d kills%n", lines, KILLS);
+        assertThat(lines).isGreaterThan(10);
+
+        // A restart resumes from the offsets stored with the usage, not from the group's: rewound to 0 while the
+        // service is down, they would redeliver everything; the service seeks past it and the invoices stay.
+        kill9(service);
+        String group = "billing-kill-it-" + run;
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP))) {
+            admin.removeMembersFromConsumerGroup(group, new RemoveMembersFromConsumerGroupOptions(List.of(
+                    new MemberToRemove(group)))).all().get(30, TimeUnit.SECONDS);
+            Map<TopicPartition, OffsetAndMetadata> zero = new HashMap<>();
+            for (int p = 0; p < 3; p++) {
+                zero.put(new TopicPartition(topic, p), new OffsetAndMetadata(0));
+            }
+            admin.alterConsumerGroupOffsets(group, zero).all().get(30, TimeUnit.SECONDS);
+            service = start(port);
+            awaitReady(port, Duration.ofSeconds(90));
+            Map<Integer, Long> ends = endOffsets();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            Map<Integer, Long> committed = Map.of();
+            while (System.nanoTime() < deadline) {
+                committed = new HashMap<>();
+                for (var e : admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(10,
+                        TimeUnit.SECONDS).entrySet()) {
+                    committed.put(e.getKey().partition(), e.getValue() == null ? 0 : e.getValue().offset());
+                }
+                if (committed.equals(ends)) {
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            assertThat(committed).as("the group's offsets, rewound to 0, follow the stored ones again").isEqualTo(ends);
+        }
+        assertThat(storedOffsets()).as("stored offsets after the restart").isEqualTo(endOffsets());
+        assertThat(compareInvoices(port, allocations, truth)).as("invoice lines after the restart").isEqualTo(lines);
+        System.out.printf("kill -9 test: after the group's offsets were rewound to 0 and the service restarted, it "
+                + "resumed at the stored offsets %s and the %d invoice lines are unchanged%n", storedOffsets(), lines);
+    }
+
+    private int compareInvoices(int port, List<Alloc> allocations, Map<String, Map<String, long[]>> truth)
+            throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         int lines = 0;
         for (String tenant : tenants(allocations)) {
@@ -178,8 +223,17 @@ class ExactlyOnceKillIT {
                 }
             }
         }
-        System.out.printf("kill -9 test: %d invoice lines equal the ground truth after %d kills%n", lines, KILLS);
-        assertThat(lines).isGreaterThan(10);
+        return lines;
+    }
+
+    /** Every record on the topic is folded and stored: the stored next offsets are the partitions' ends. */
+    private void awaitAllFolded(Duration patience) throws Exception {
+        Map<Integer, Long> ends = endOffsets();
+        long deadline = System.nanoTime() + patience.toNanos();
+        while (!storedOffsets().equals(ends) && System.nanoTime() < deadline) {
+            Thread.sleep(250);
+        }
+        assertThat(storedOffsets()).as("every record folded once: stored next offsets = end offsets").isEqualTo(ends);
     }
 
     // --- the workload ------------------------------------------------------------------------------------
@@ -351,6 +405,9 @@ class ExactlyOnceKillIT {
                 "-Dmp.messaging.incoming.usage-in.group.instance.id=billing-kill-it-" + run,
                 "-Dmp.messaging.incoming.usage-in.session.timeout.ms=10000",
                 "-Dgpucloud.billing.close-grace=P36500D", // March 2025 stays open: this test is about the fold
+                // many snapshots per life, so the kills land between them, with usage folded but not yet written
+                "-Dgpucloud.billing.fold.snapshot-interval=PT0.25S",
+                "-Dmp.messaging.incoming.usage-in.max.poll.records=2000",
                 "-jar", JAR.toString());
         Map<String, String> env = builder.environment();
         env.put("KAFKA_BOOTSTRAP_SERVERS", BOOTSTRAP);
@@ -384,15 +441,36 @@ class ExactlyOnceKillIT {
         throw new AssertionError("the service was not ready within " + patience + " (log " + log + ")");
     }
 
-    private static long ledgerRows(Set<String> tenants) throws Exception {
+    /** Partition to the next offset stored with the folded usage (table fold_offset). */
+    private Map<Integer, Long> storedOffsets() throws Exception {
+        Map<Integer, Long> stored = new TreeMap<>();
         try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + PG + "/" + DB, USER, PASSWORD);
-                PreparedStatement s = c.prepareStatement("SELECT count(*) FROM usage_ledger l JOIN allocation a "
-                        + "ON a.allocation_id = l.allocation_id WHERE a.tenant = ANY(?)")) {
-            s.setArray(1, c.createArrayOf("text", tenants.toArray()));
+                PreparedStatement s = c.prepareStatement(
+                        "SELECT kafka_partition, next_offset FROM fold_offset WHERE topic = ?")) {
+            s.setString(1, topic);
             try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
+                while (rs.next()) {
+                    stored.put(rs.getInt(1), rs.getLong(2));
+                }
             }
+        }
+        return stored;
+    }
+
+    private long foldedRecords() throws Exception {
+        return storedOffsets().values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    private Map<Integer, Long> endOffsets() throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP))) {
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (int p = 0; p < 3; p++) {
+                latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+            }
+            Map<Integer, Long> ends = new TreeMap<>();
+            admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS)
+                    .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
+            return ends;
         }
     }
 

@@ -77,7 +77,7 @@ class InvoiceClosingFlowTest {
         String alloc = unique("alloc");
         String lateAlloc = unique("alloc");
         topic.send(usage(tenant, "job-1", alloc, T0, T0.plusSeconds(3600), A100, 1, CapacityType.ON_DEMAND));
-        awaitLedgerRows(alloc, 1);
+        awaitFolded();
         assertThat(book.close(tenant, JUNE).await().atMost(PATIENCE)).isTrue();
         assertThat(book.close(tenant, JUNE).await().atMost(PATIENCE)).as("closing twice does nothing").isFalse();
 
@@ -88,8 +88,7 @@ class InvoiceClosingFlowTest {
         topic.send(more, moreEvent);
         topic.send(more, moreEvent);
         topic.send(usage(tenant, "job-2", lateAlloc, T0, T0.plusSeconds(30), A100, 1, CapacityType.ON_DEMAND));
-        awaitLedgerRows(alloc, 2);
-        awaitLedgerRows(lateAlloc, 1);
+        awaitFolded();
 
         given().header("X-Gpucloud-Tenant", tenant).get("/invoices/{tenant}/{month}", tenant, "2025-06").then()
                 .statusCode(200)
@@ -134,7 +133,7 @@ class InvoiceClosingFlowTest {
         String alloc = unique("alloc");
         topic.send(usage(tenant, "job-1", alloc, T0, T0.plusSeconds(3600), Sku.wholeGpu(model), 1,
                 CapacityType.ON_DEMAND));
-        awaitLedgerRows(alloc, 1);
+        awaitFolded();
         assertThat(book.close(tenant, JUNE).await().atMost(PATIENCE)).isTrue();
         given().header("X-Gpucloud-Tenant", tenant).get("/invoices/{tenant}/{month}", tenant, "2025-06").then()
                 .body("lines[0].seconds", equalTo(3600))
@@ -164,7 +163,7 @@ class InvoiceClosingFlowTest {
     void invoices_close_by_themselves_once_the_grace_period_is_over_and_a_late_month_closes_its_next() {
         String alloc = unique("alloc");
         topic.send(usage(tenant, "job-1", alloc, T0, T0.plusSeconds(3600), A100, 1, CapacityType.ON_DEMAND));
-        awaitLedgerRows(alloc, 1);
+        awaitFolded();
         // the test profile's grace is 36,500 days: June 2025 is due in 2125, not now
         assertThat(book.closeDue(Instant.now(), tenant).await().atMost(PATIENCE)).isZero();
         Instant later = book.closing().closesAt(JUNE).plusSeconds(1);
@@ -174,7 +173,7 @@ class InvoiceClosingFlowTest {
         // late usage for June: July has no usage, but closes in turn, carrying the adjustment
         String lateAlloc = unique("alloc");
         topic.send(usage(tenant, "job-2", lateAlloc, T0, T0.plusSeconds(120), A100, 1, CapacityType.ON_DEMAND));
-        awaitLedgerRows(lateAlloc, 1);
+        awaitFolded();
         assertThat(book.closeDue(book.closing().closesAt(JULY), tenant).await().atMost(PATIENCE)).isEqualTo(1);
         given().header("X-Gpucloud-Tenant", tenant).get("/invoices/{tenant}/{month}", tenant, "2025-07").then()
                 .body("status", equalTo("CLOSED"))
@@ -187,12 +186,8 @@ class InvoiceClosingFlowTest {
                 .body("totalMicros", equalTo(2_745_000));
     }
 
-    /** Waits until the ledger holds {@code rows} events of the allocation: all of them are then applied. */
-    private void awaitLedgerRows(String alloc, long rows) {
-        await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> assertThat(
-                pool.preparedQuery("SELECT count(*) AS n FROM usage_ledger WHERE allocation_id = $1")
-                        .execute(Tuple.of(alloc)).await().atMost(Duration.ofSeconds(10))
-                        .iterator().next().getLong("n"))
-                .as("ledger rows of %s", alloc).isEqualTo(rows));
+    /** Waits until every usage record sent so far is folded and its snapshot written. */
+    private void awaitFolded() {
+        UsageTopic.awaitFolded(pool, PATIENCE);
     }
 }

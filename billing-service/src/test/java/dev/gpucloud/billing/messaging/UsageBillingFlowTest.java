@@ -86,7 +86,7 @@ class UsageBillingFlowTest {
         topic.send(a100(alloc, 100, 130));        // out of order...
         topic.send(a100(alloc, 70, 100));         // ...and the gap filled late
 
-        awaitLedgerRows(alloc, 5);
+        awaitFolded();
         // 130 s of one A100 at 2,745,000 micro-USD per hour = 99,125 micro-USD
         given().header("X-Gpucloud-Tenant", tenant).queryParam("month", "2025-06").get("/invoices/{tenant}", tenant).then()
                 .statusCode(200)
@@ -113,8 +113,7 @@ class UsageBillingFlowTest {
         topic.send(a100(gapped, 400, 500));
         topic.send(a100(brief, 0, 5));
 
-        awaitLedgerRows(gapped, 2);
-        awaitLedgerRows(brief, 1);
+        awaitFolded();
         // 200 s + 60 s (the minimum for 5 s) of the same job and SKU: one line of 260 s
         given().header("X-Gpucloud-Tenant", tenant).queryParam("month", "2025-06").get("/invoices/{tenant}", tenant).then()
                 .statusCode(200)
@@ -128,7 +127,7 @@ class UsageBillingFlowTest {
         topic.send(usage(tenant, job, alloc, Instant.parse("2025-05-31T23:58:00Z"),
                 Instant.parse("2025-06-01T00:03:00Z"), A100, 1, CapacityType.ON_DEMAND));
 
-        awaitLedgerRows(alloc, 1);
+        awaitFolded();
         given().header("X-Gpucloud-Tenant", tenant).queryParam("month", "2025-05").get("/invoices/{tenant}", tenant).then()
                 .statusCode(200).body("lines[0].seconds", equalTo(120));
         given().header("X-Gpucloud-Tenant", tenant).queryParam("month", "2025-06").get("/invoices/{tenant}", tenant).then()
@@ -154,9 +153,7 @@ class UsageBillingFlowTest {
         topic.send(usage(tenant, job, spot, T0, T0.plusSeconds(3600), Sku.wholeGpu(GpuModels.V100_SXM2_16GB),
                 1, CapacityType.SPOT));
 
-        for (String alloc : List.of(mig, fraction, unknown, spot)) {
-            awaitLedgerRows(alloc, 1);
-        }
+        awaitFolded();
         given().header("X-Gpucloud-Tenant", tenant).queryParam("month", "2025-06").get("/invoices/{tenant}", tenant).then()
                 .statusCode(200)
                 .body("lines", hasSize(4))
@@ -228,7 +225,7 @@ class UsageBillingFlowTest {
                 assertThat(header(r, "dead-letter-offset")).isNotBlank();
             });
         }
-        awaitLedgerRows(alloc, 2);
+        awaitFolded();
         given().header("X-Gpucloud-Tenant", tenant).queryParam("month", "2025-06").get("/invoices/{tenant}", tenant).then()
                 .statusCode(200)
                 .body("lines", hasSize(1))
@@ -245,12 +242,8 @@ class UsageBillingFlowTest {
                 CapacityType.ON_DEMAND);
     }
 
-    /** Waits until the ledger holds {@code rows} events of the allocation: all of them are then applied. */
-    private void awaitLedgerRows(String alloc, long rows) {
-        await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> assertThat(
-                pool.preparedQuery("SELECT count(*) AS n FROM usage_ledger WHERE allocation_id = $1")
-                        .execute(Tuple.of(alloc)).await().atMost(Duration.ofSeconds(10))
-                        .iterator().next().getLong("n"))
-                .as("ledger rows of %s", alloc).isEqualTo(rows));
+    /** Waits until every usage record sent so far is folded and its snapshot written. */
+    private void awaitFolded() {
+        UsageTopic.awaitFolded(pool, PATIENCE);
     }
 }
