@@ -2,6 +2,7 @@ package dev.gpucloud.scheduler.cluster;
 
 import dev.gpucloud.contracts.events.HostInventory;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -16,8 +17,9 @@ import java.util.function.Predicate;
 /**
  * The scheduler's cluster model: hosts from gpu.inventory and node.events, and the assignments the
  * scheduler itself made. Hosts are indexed by GPU model and by how many whole GPUs they have free,
- * so a decision looks at the fullest hosts that can still take a job first (best fit) without
- * scanning the fleet. An assignment may name a host that has not reported yet (after a restart);
+ * per MIG profile by how full their fullest GPU with a free start for it would be, and per RDMA leaf
+ * by counts of hosts by free GPUs, all kept current on every reserve and release; so a decision
+ * looks at the fullest hosts that can still take a job first (best fit) without scanning the fleet. An assignment may name a host that has not reported yet (after a restart);
  * it takes effect when the host appears. Not thread-safe: one owner applies changes in order.
  */
 public final class Fleet {
@@ -30,10 +32,14 @@ public final class Fleet {
     private final Bucket mixed = new Bucket();
     private final Bucket partial = new Bucket();
     private final Bucket migCapable = new Bucket();
+    private final Map<String, Bucket[]> migByProfile = new HashMap<>();
     private final Map<String, Assignment> assignments = new LinkedHashMap<>();
     private final Map<String, List<Assignment>> byNode = new HashMap<>();
+    private List<RdmaLeaf> rdmaLeaves = List.of();
+    private boolean topologyDirty = true;
     private long version;
     private long maxPricePerGpu = 1;
+    private long minPricePerGpu = Long.MAX_VALUE;
 
     /** Adds a host or replaces its description, keeping its health and re-applying what it holds. */
     public List<Assignment> upsert(HostInventory inventory, long nowMillis) {
@@ -50,12 +56,24 @@ public final class Fleet {
             unindex(previous);
             node.slot = previous.slot;
             nodes.set(previous.slot, node);
+            if (!topologyDirty && previous.rdmaLeaf != null && node.fabric != null
+                    && node.fabric.equals(previous.fabric) && node.spine.equals(previous.spine)
+                    && node.leaf.equals(previous.leaf)) {
+                node.rdmaLeaf = previous.rdmaLeaf;
+                node.rdmaLeaf.maxGpus = Math.max(node.rdmaLeaf.maxGpus, node.gpus.length);
+                List<NodeState> under = node.rdmaLeaf.hosts;
+                under.set(under.indexOf(previous), node);
+            } else if (previous.fabric != null || node.fabric != null) {
+                topologyDirty = true;
+            }
         } else {
             node.slot = nodes.size();
             nodes.add(node);
+            topologyDirty |= node.fabric != null;
         }
         node.lastHeardMillis = Math.max(node.lastHeardMillis, nowMillis);
         maxPricePerGpu = Math.max(maxPricePerGpu, node.pricePerGpuMicros());
+        minPricePerGpu = Math.min(minPricePerGpu, node.pricePerGpuMicros());
         byId.put(node.id, node);
         for (Assignment a : byNode.getOrDefault(node.id, List.of())) {
             if (fits(node, a) != null) {
@@ -77,6 +95,7 @@ public final class Fleet {
         NodeState node = byId.remove(nodeId);
         if (node != null) {
             unindex(node);
+            topologyDirty |= node.fabric != null;
             NodeState last = nodes.remove(nodes.size() - 1);
             if (last != node) {
                 last.slot = node.slot;
@@ -243,6 +262,9 @@ public final class Fleet {
     }
 
     private void index(NodeState node) {
+        if (!topologyDirty && node.rdmaLeaf != null) {
+            node.rdmaLeaf.hostsByFree[Math.min(node.wholeFree, MAX_BUCKET)]++;
+        }
         if (node.mixedModels) {
             mixed.add(node);
         } else {
@@ -260,9 +282,22 @@ public final class Fleet {
         if (hasMig) {
             migCapable.add(node);
         }
+        for (int k = 0; k < node.migProfiles.length; k++) {
+            int percent = node.migBest[k];
+            if (percent >= 0) {
+                Bucket[] buckets = migByProfile.computeIfAbsent(node.migProfiles[k], x -> new Bucket[101]);
+                if (buckets[percent] == null) {
+                    buckets[percent] = new Bucket();
+                }
+                buckets[percent].add(node);
+            }
+        }
     }
 
     private void unindex(NodeState node) {
+        if (!topologyDirty && node.rdmaLeaf != null) {
+            node.rdmaLeaf.hostsByFree[Math.min(node.wholeFree, MAX_BUCKET)]--;
+        }
         if (node.mixedModels) {
             mixed.remove(node);
         } else {
@@ -273,6 +308,12 @@ public final class Fleet {
         }
         partial.remove(node);
         migCapable.remove(node);
+        for (int k = 0; k < node.migProfiles.length; k++) {
+            int percent = node.migBest[k];
+            if (percent >= 0) {
+                migByProfile.get(node.migProfiles[k])[percent].remove(node);
+            }
+        }
     }
 
     /**
@@ -316,6 +357,133 @@ public final class Fleet {
         migCapable.visit(visitor);
     }
 
+    /**
+     * Visits the hosts with a MIG GPU that has a free legal start for {@code profile}, fullest first
+     * (by {@link NodeState#migBestPercent}); hosts without one are never visited. Stops when the
+     * visitor returns false.
+     */
+    public void visitMig(String profile, Predicate<NodeState> visitor) {
+        Bucket[] buckets = migByProfile.get(profile);
+        if (buckets == null) {
+            return;
+        }
+        for (int b = buckets.length - 1; b >= 0; b--) {
+            if (buckets[b] != null && !buckets[b].visit(visitor)) {
+                return;
+            }
+        }
+    }
+
+    /** Hosts indexed as having a free {@code profile} placement, fullest first (for invariant tests). */
+    List<NodeState> migIndexed(String profile) {
+        List<NodeState> out = new ArrayList<>();
+        visitMig(profile, n -> out.add(n));
+        return out;
+    }
+
+    /**
+     * The leaves of every RDMA fabric in tree order (fabric, then spine, then leaf, each by name),
+     * with their hosts in id order and their counts of hosts by free whole GPUs. Rebuilt only after a
+     * host joins, leaves or moves in the switch tree; the counts follow every reserve and release.
+     */
+    public List<RdmaLeaf> rdmaLeaves() {
+        if (topologyDirty) {
+            Map<String, Map<String, Map<String, List<NodeState>>>> tree = new TreeMap<>();
+            for (NodeState n : byId.values()) {
+                n.rdmaLeaf = null;
+                if (n.fabric != null) {
+                    tree.computeIfAbsent(n.fabric, k -> new TreeMap<>()).computeIfAbsent(n.spine, k -> new TreeMap<>())
+                            .computeIfAbsent(n.leaf, k -> new ArrayList<>()).add(n);
+                }
+            }
+            List<RdmaLeaf> leaves = new ArrayList<>();
+            int fabricOrdinal = 0;
+            int spineOrdinal = 0;
+            for (var fabric : tree.entrySet()) {
+                for (var spine : fabric.getValue().entrySet()) {
+                    for (var leaf : spine.getValue().entrySet()) {
+                        RdmaLeaf l = new RdmaLeaf(fabric.getKey(), spine.getKey(), leaf.getKey(), fabricOrdinal,
+                                spineOrdinal, MAX_BUCKET + 1);
+                        for (NodeState n : leaf.getValue()) {
+                            n.rdmaLeaf = l;
+                            l.hosts.add(n);
+                            l.maxGpus = Math.max(l.maxGpus, n.gpus.length);
+                            l.hostsByFree[Math.min(n.wholeFree, MAX_BUCKET)]++;
+                        }
+                        leaves.add(l);
+                    }
+                    spineOrdinal++;
+                }
+                fabricOrdinal++;
+            }
+            rdmaLeaves = Collections.unmodifiableList(leaves);
+            topologyDirty = false;
+        }
+        return rdmaLeaves;
+    }
+
+    /**
+     * Recomputes every index from the hosts themselves and says where the kept one differs (null when
+     * none does): the free-GPU buckets, the MIG-profile index and each leaf's counts. For tests.
+     */
+    String indexProblems() {
+        List<String> problems = new ArrayList<>();
+        for (NodeState n : byId.values()) {
+            int free = 0;
+            for (GpuState g : n.gpus) {
+                free += g.isWholeFree() ? 1 : 0;
+            }
+            if (free != n.wholeFree) {
+                problems.add(n.id + ": wholeFree " + n.wholeFree + ", recount " + free);
+            }
+            if (!n.mixedModels) {
+                ModelIndex idx = byModel.get(n.model);
+                if (idx == null || !idx.bucket(n.wholeFree).members.contains(n)) {
+                    problems.add(n.id + ": not in its free-GPU bucket " + n.wholeFree);
+                }
+            }
+            for (int k = 0; k < n.migProfiles.length; k++) {
+                String p = n.migProfiles[k];
+                int best = n.computeMigBest(p);
+                if (best != n.migBest[k]) {
+                    problems.add(n.id + ": " + p + " best " + n.migBest[k] + ", recount " + best);
+                }
+                boolean indexed = migIndexed(p).contains(n);
+                if (indexed != (best >= 0)) {
+                    problems.add(n.id + ": " + p + (indexed ? " indexed without a free start" : " free but not indexed"));
+                }
+            }
+        }
+        for (var e : migByProfile.entrySet()) {
+            for (NodeState n : migIndexed(e.getKey())) {
+                if (byId.get(n.id) != n) {
+                    problems.add(n.id + ": stale host in the " + e.getKey() + " index");
+                }
+            }
+        }
+        int leafHosts = 0;
+        for (RdmaLeaf l : rdmaLeaves()) {
+            int[] counts = new int[MAX_BUCKET + 1];
+            for (NodeState n : l.hosts) {
+                leafHosts++;
+                counts[Math.min(n.wholeFree, MAX_BUCKET)]++;
+                if (byId.get(n.id) != n || n.rdmaLeaf != l || !l.name.equals(n.leaf) || !l.spine.equals(n.spine)
+                        || !l.fabric.equals(n.fabric)) {
+                    problems.add(n.id + ": misplaced under leaf " + l);
+                }
+            }
+            if (!Arrays.equals(counts, l.hostsByFree)) {
+                problems.add("leaf " + l + ": counts " + Arrays.toString(l.hostsByFree) + ", recount "
+                        + Arrays.toString(counts));
+            }
+        }
+        long withFabric = byId.values().stream().filter(n -> n.fabric != null).count();
+        if (leafHosts != withFabric) {
+            problems.add(leafHosts + " hosts under leaves, " + withFabric + " with a fabric");
+        }
+        return problems.isEmpty() ? null : String.join("; ", problems);
+    }
+
     public Optional<NodeState> node(String nodeId) {
         return Optional.ofNullable(byId.get(nodeId));
     }
@@ -346,6 +514,11 @@ public final class Fleet {
         return maxPricePerGpu;
     }
 
+    /** The cheapest GPU-hour any host has offered (it never grows), for bounding price scores. */
+    public long minPricePerGpuMicros() {
+        return minPricePerGpu;
+    }
+
     /** Grows with every change that can alter a placement; decisions cached against it stay valid while it is unchanged. */
     public long version() {
         return version;
@@ -362,7 +535,7 @@ public final class Fleet {
         Bucket bucket(int free) {
             int b = Math.min(free, MAX_BUCKET);
             if (b >= buckets.length) {
-                buckets = java.util.Arrays.copyOf(buckets, b + 1);
+                buckets = Arrays.copyOf(buckets, b + 1);
             }
             if (buckets[b] == null) {
                 buckets[b] = new Bucket();

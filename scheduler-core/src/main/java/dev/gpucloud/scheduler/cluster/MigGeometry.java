@@ -20,6 +20,7 @@ public final class MigGeometry {
     private final List<MigProfile> profiles;
     private final Map<String, MigProfile> byName;
     private final Map<MigProfile, int[]> bestByMask;
+    private final int[][] percentAfter;
 
     private MigGeometry(String family, int slots, List<MigProfile> profiles) {
         this.family = family;
@@ -36,6 +37,29 @@ public final class MigGeometry {
             table.put(p, best);
         }
         this.bestByMask = table;
+        // and how full the GPU is after each profile's best placement: what packing ranks MIG GPUs by
+        this.percentAfter = new int[this.profiles.size()][1 << slots];
+        for (int k = 0; k < this.profiles.size(); k++) {
+            MigProfile p = this.profiles.get(k);
+            int[] best = table.get(p);
+            for (int mask = 0; mask < best.length; mask++) {
+                percentAfter[k][mask] = best[mask] < 0 ? -1 : 100 * (Integer.bitCount(mask) + p.slices()) / slots;
+            }
+        }
+    }
+
+    /** The position of the named profile in {@link #profiles()}, or -1 when this GPU type has none. */
+    public int ordinal(String name) {
+        MigProfile p = byName.get(name);
+        return p == null ? -1 : profiles.indexOf(p);
+    }
+
+    /**
+     * How full (percent of memory slices) a GPU with {@code usedMask} is after taking the profile at
+     * {@code ordinal} at its best start, or -1 when it has no free legal start for it.
+     */
+    public int percentAfter(int ordinal, int usedMask) {
+        return percentAfter[ordinal][usedMask & fullMask()];
     }
 
     private static MigGeometry eightSlices(String family, int g1, int g1Double, int g3, int g7) {

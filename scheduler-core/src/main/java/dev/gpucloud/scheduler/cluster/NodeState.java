@@ -3,6 +3,7 @@ package dev.gpucloud.scheduler.cluster;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.events.HostInventory;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -32,7 +33,14 @@ public final class NodeState {
     final Set<String> datasets;
     final String model;
     final boolean mixedModels;
+    /** MIG profile names any MIG GPU of this host offers (empty when none is in MIG mode). */
+    final String[] migProfiles;
+    /** Per entry of {@link #migProfiles}: see {@link #migBestPercent(String)}; kept by {@link #recount()}. */
+    final int[] migBest;
+    /** Per entry of {@link #migProfiles}, per GPU: the profile's ordinal in that GPU's geometry, or -1. */
+    private final int[][] migOrdinals;
     int slot = -1;
+    RdmaLeaf rdmaLeaf;
     int cpuUsed;
     long memoryUsed;
     int wholeFree;
@@ -70,6 +78,22 @@ public final class NodeState {
             mixed |= !g.model.equals(model);
         }
         this.mixedModels = mixed;
+        Set<String> names = new LinkedHashSet<>();
+        for (GpuState g : gpus) {
+            if (g.mig != null) {
+                for (MigProfile p : g.mig.profiles()) {
+                    names.add(p.name());
+                }
+            }
+        }
+        this.migProfiles = names.toArray(new String[0]);
+        this.migBest = new int[migProfiles.length];
+        this.migOrdinals = new int[migProfiles.length][gpus.length];
+        for (int k = 0; k < migProfiles.length; k++) {
+            for (int i = 0; i < gpus.length; i++) {
+                migOrdinals[k][i] = gpus[i].mig == null ? -1 : gpus[i].mig.ordinal(migProfiles[k]);
+            }
+        }
         recount();
     }
 
@@ -81,6 +105,47 @@ public final class NodeState {
             }
         }
         wholeFree = free;
+        for (int k = 0; k < migProfiles.length; k++) {
+            int best = -1;
+            int[] ordinals = migOrdinals[k];
+            for (int i = 0; i < gpus.length; i++) {
+                if (ordinals[i] >= 0) {
+                    best = Math.max(best, gpus[i].mig.percentAfter(ordinals[i], gpus[i].migMask));
+                }
+            }
+            migBest[k] = best;
+        }
+    }
+
+    /** The brute-force value of {@link #migBestPercent(String)}: walks every MIG GPU's geometry (for tests). */
+    int computeMigBest(String profile) {
+        int best = -1;
+        for (GpuState g : gpus) {
+            if (g.mig == null) {
+                continue;
+            }
+            MigProfile p = g.mig.profile(profile).orElse(null);
+            if (p == null || g.mig.bestStart(p, g.migMask) < 0) {
+                continue;
+            }
+            best = Math.max(best, 100 * (Integer.bitCount(g.migMask) + p.slices()) / g.mig.slots());
+        }
+        return best;
+    }
+
+    /**
+     * How full (percent of its memory slices) the fullest MIG GPU of this host that can still take
+     * {@code profile} would be after taking it, over MIG GPUs of any model; -1 when no MIG GPU here
+     * has a free legal start for the profile. Kept current on every change, so a MIG decision reads
+     * it instead of walking the GPUs' geometry.
+     */
+    public int migBestPercent(String profile) {
+        for (int k = 0; k < migProfiles.length; k++) {
+            if (migProfiles[k].equals(profile)) {
+                return migBest[k];
+            }
+        }
+        return -1;
     }
 
     public String id() {

@@ -53,6 +53,15 @@ final class GpuPicker {
                     chosen.add(g.index());
                 }
             }
+        } else if (freeCount(islandFree) == need) {
+            // every free GPU goes: no choice to make (the whole-host case of gangs and 8-GPU jobs)
+            for (int i = 0; i < n; i++) {
+                GpuState g = node.gpu(i);
+                if (g.isWholeFree() && r.accepts(g)) {
+                    chosen.add(g.index());
+                }
+            }
+            chosen.sort(null);
         } else {
             boolean[] used = new boolean[n];
             while (chosen.size() < need) {
@@ -74,6 +83,14 @@ final class GpuPicker {
         }
         return Assignment.whole(r.allocationId(rank), r.jobId(), r.tenant(), rank, node.id(), chosen, r.cpuMillis(),
                 r.memoryMib());
+    }
+
+    private static int freeCount(int[] islandFree) {
+        int sum = 0;
+        for (int c : islandFree) {
+            sum += c;
+        }
+        return sum;
     }
 
     private static int islandOf(GpuState g, int n) {

@@ -30,6 +30,14 @@ public final class Plugins {
     public interface Score extends Plugin {
         /** 0 (worst) .. 100 (best) for putting one worker on this host. */
         int score(CycleState state, PlacementRequest request, NodeState node);
+
+        /**
+         * At most what {@link #score} gives any host for this request in this cycle: 100 unless the
+         * plugin knows better. Lets a decision stop visiting hosts once none can beat the best.
+         */
+        default int maxScore(CycleState state, PlacementRequest request) {
+            return 100;
+        }
     }
 
     public interface Reserve extends Plugin {

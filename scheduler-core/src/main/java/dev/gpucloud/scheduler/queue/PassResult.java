@@ -1,5 +1,6 @@
 package dev.gpucloud.scheduler.queue;
 
+import dev.gpucloud.scheduler.cluster.Assignment;
 import dev.gpucloud.scheduler.framework.Decision;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,6 +28,7 @@ public final class PassResult {
     private final Map<String, String> waiting = new LinkedHashMap<>();
     String reservedFor;
     long shadowMillis = Long.MAX_VALUE;
+    List<Assignment> reservedPlan = List.of();
 
     void placed(QueuedJob job, Decision d, boolean backfilled) {
         placed.add(new Placed(job, d, backfilled));
@@ -66,5 +68,14 @@ public final class PassResult {
 
     public long shadowMillis() {
         return shadowMillis;
+    }
+
+    /**
+     * Where the head job is reserved to start at {@link #shadowMillis()}: the hosts and GPUs the
+     * placement framework would give it then (empty when no head, or running work never frees enough).
+     * Backfilled jobs that outlast the shadow time take none of these GPUs.
+     */
+    public List<Assignment> reservedPlan() {
+        return reservedPlan;
     }
 }

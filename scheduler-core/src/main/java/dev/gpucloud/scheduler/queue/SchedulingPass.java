@@ -18,11 +18,13 @@ import java.util.Set;
 /**
  * One pass over the queue, in {@link JobQueue#order()}: place what fits; the first job that does
  * not fit becomes the head, and may preempt lower-class preemptible jobs (they checkpoint first,
- * then requeue). EASY backfill: after the head, a job is placed only if it ends (by its estimate)
- * before the head's shadow time (when enough running work will have ended for the head to fit), or
- * fits in the GPUs the head will not need then. Shadow time counts GPU milli over the head's allowed
- * models, not per host, so it is optimistic for gangs that need whole hosts; jobs without an
- * estimate are assumed to run {@code defaultEstimateSeconds}. Placed jobs leave the queue.
+ * then requeue). EASY backfill, host by host: the head's reservation is where the placement
+ * framework itself would put it once enough running work has ended by estimates (the shadow time),
+ * on which hosts and GPUs. After the head, a job is placed only if it ends (by its estimate) before
+ * the shadow time, or takes none of the GPUs the head's reservation needs (nor, on those hosts, CPU
+ * or memory it would share); a job that lands on them is tried once more with the reservation
+ * held, so it goes elsewhere if it can. Jobs without an estimate are assumed to run
+ * {@code defaultEstimateSeconds}. Placed jobs leave the queue.
  */
 public final class SchedulingPass {
 
@@ -42,7 +44,7 @@ public final class SchedulingPass {
             long nowMillis) {
         PassResult result = new PassResult();
         QueuedJob head = null;
-        long extraMilli = 0;
+        List<Assignment> plan = List.of();
         for (QueuedJob job : queue.order()) {
             if (head == null) {
                 Decision d = framework.place(fleet, job.request(), nowMillis);
@@ -71,9 +73,10 @@ public final class SchedulingPass {
                     reason = "over its tenant's soft quota; " + reason;
                 }
                 result.waiting(job, reason);
-                long[] shadow = shadow(fleet, job, running, nowMillis);
-                result.shadowMillis = shadow[0];
-                extraMilli = shadow[1];
+                Shadow shadow = shadow(fleet, job, running, nowMillis);
+                result.shadowMillis = shadow.atMillis();
+                result.reservedPlan = shadow.plan();
+                plan = shadow.plan();
                 continue;
             }
             Decision d = framework.place(fleet, job.request(), nowMillis);
@@ -87,19 +90,19 @@ public final class SchedulingPass {
             }
             long estimate = job.runtimeEstimateSeconds() > 0 ? job.runtimeEstimateSeconds() : defaultEstimateSeconds;
             long ends = nowMillis + estimate * 1000;
-            boolean endsBeforeHead = ends <= result.shadowMillis;
-            boolean apart = !touchesHead(fleet, head.request(), d.assignments());
-            boolean fitsInExtra = job.gpuMilli() <= extraMilli;
-            if (endsBeforeHead || apart || fitsInExtra) {
-                if (!endsBeforeHead && !apart) {
-                    extraMilli -= job.gpuMilli();
-                }
+            if (ends <= result.shadowMillis || !overlaps(d.assignments(), plan, true)) {
                 result.placed(job, d, true);
                 queue.remove(job.jobId());
+                continue;
+            }
+            for (Assignment a : d.assignments()) {
+                fleet.unreserve(a.allocationId());
+            }
+            Decision elsewhere = placeAroundPlan(fleet, job, plan, nowMillis);
+            if (elsewhere != null) {
+                result.placed(job, elsewhere, true);
+                queue.remove(job.jobId());
             } else {
-                for (Assignment a : d.assignments()) {
-                    fleet.unreserve(a.allocationId());
-                }
                 result.waiting(job, "fits now, but would delay the reserved start of " + head.jobId()
                         + " (backfill needs a runtime estimate that ends before it)");
             }
@@ -107,11 +110,115 @@ public final class SchedulingPass {
         return result;
     }
 
+    /** The head's reservation: when it starts at the latest by estimates, and the hosts and GPUs it gets then. */
+    record Shadow(long atMillis, List<Assignment> plan) {
+    }
+
     /**
-     * When the head will fit by estimates and how much GPU milli will be spare then: {shadowMillis,
-     * extraMilli}. Long.MAX_VALUE when running work never frees enough.
+     * When the head will fit by estimates, and where: running jobs are lifted from the fleet in the
+     * order they are expected to end (those ending together at once), and the framework is asked
+     * where the head would go, with every filter, host by host. The first time it fits is the shadow
+     * time; its assignments are the reservation. The GPU count over the head's models gives the first
+     * time worth asking; from there the end times are searched by galloping and halving (freeing more
+     * never makes the head fit less), so a pass asks O(log n) times and lifts about twice the jobs that
+     * end by the shadow time, however many run. The fleet is left as it was. Long.MAX_VALUE and no reservation when running work never frees enough.
      */
-    long[] shadow(Fleet fleet, QueuedJob head, Collection<RunningJob> running, long nowMillis) {
+    Shadow shadow(Fleet fleet, QueuedJob head, Collection<RunningJob> running, long nowMillis) {
+        long from = countShadow(fleet, head, running, nowMillis);
+        if (from == Long.MAX_VALUE || running.isEmpty()) {
+            return new Shadow(Long.MAX_VALUE, List.of());
+        }
+        List<RunningJob> byEnd = new ArrayList<>(running);
+        byEnd.sort(Comparator.comparingLong(RunningJob::expectedEndMillis).thenComparing(RunningJob::jobId));
+        // the prefixes worth asking about: all jobs ending at or before one end time
+        List<Integer> cuts = new ArrayList<>();
+        for (int i = 1; i <= byEnd.size(); i++) {
+            long end = byEnd.get(i - 1).expectedEndMillis();
+            if ((i == byEnd.size() || byEnd.get(i).expectedEndMillis() != end) && end > nowMillis && end >= from) {
+                cuts.add(i);
+            }
+        }
+        if (cuts.isEmpty()) {
+            return new Shadow(Long.MAX_VALUE, List.of());
+        }
+        Lifter lifter = new Lifter(fleet, byEnd);
+        try {
+            Decision first = lifter.explainAt(cuts.get(0), head, nowMillis);
+            if (first.isPlaced()) {
+                return new Shadow(byEnd.get(cuts.get(0) - 1).expectedEndMillis(), first.assignments());
+            }
+            // gallop (cuts 1, 2, 4, 8, ...) so that only about twice the jobs up to the shadow time are
+            // ever lifted, then halve between the last cut that did not fit and the first that did
+            int last = cuts.size() - 1;
+            int lo = 0; // does not fit
+            int hi = -1; // fits
+            Decision found = null;
+            for (int probe = 1; hi < 0; probe *= 2) {
+                int at = Math.min(probe, last);
+                if (at <= lo) {
+                    return new Shadow(Long.MAX_VALUE, List.of());
+                }
+                Decision d = lifter.explainAt(cuts.get(at), head, nowMillis);
+                if (d.isPlaced()) {
+                    hi = at;
+                    found = d;
+                } else {
+                    lo = at;
+                }
+            }
+            while (hi - lo > 1) {
+                int mid = (lo + hi) >>> 1;
+                Decision d = lifter.explainAt(cuts.get(mid), head, nowMillis);
+                if (d.isPlaced()) {
+                    hi = mid;
+                    found = d;
+                } else {
+                    lo = mid;
+                }
+            }
+            return new Shadow(byEnd.get(cuts.get(hi) - 1).expectedEndMillis(), found.assignments());
+        } finally {
+            lifter.restore();
+        }
+    }
+
+    /** Lifts the first k running jobs (by end) from the fleet, for any k in turn, and puts them back. */
+    private final class Lifter {
+        private final Fleet fleet;
+        private final List<RunningJob> byEnd;
+        private final List<List<Assignment>> lifted = new ArrayList<>();
+
+        Lifter(Fleet fleet, List<RunningJob> byEnd) {
+            this.fleet = fleet;
+            this.byEnd = byEnd;
+        }
+
+        Decision explainAt(int k, QueuedJob head, long nowMillis) {
+            while (lifted.size() < k) {
+                List<Assignment> held = new ArrayList<>();
+                for (String id : byEnd.get(lifted.size()).allocationIds()) {
+                    fleet.unreserve(id).ifPresent(held::add);
+                }
+                lifted.add(held);
+            }
+            while (lifted.size() > k) {
+                lifted.remove(lifted.size() - 1).forEach(fleet::reserve);
+            }
+            return framework.explain(fleet, head.request(), nowMillis);
+        }
+
+        void restore() {
+            while (!lifted.isEmpty()) {
+                lifted.remove(lifted.size() - 1).forEach(fleet::reserve);
+            }
+        }
+    }
+
+    /**
+     * The earliest time the head could fit by GPU counts alone (milli over its allowed models): a
+     * lower bound on the shadow time, since a placement needs at least that many free GPUs.
+     */
+    long countShadow(Fleet fleet, QueuedJob head, Collection<RunningJob> running, long nowMillis) {
         PlacementRequest r = head.request();
         long free = 0;
         for (NodeState n : fleet.nodes()) {
@@ -124,17 +231,101 @@ public final class SchedulingPass {
         }
         long need = head.gpuMilli();
         if (free >= need) {
-            return new long[] {nowMillis, free - need};
+            return nowMillis;
         }
         List<RunningJob> byEnd = new ArrayList<>(running);
         byEnd.sort(Comparator.comparingLong(RunningJob::expectedEndMillis));
         for (RunningJob j : byEnd) {
             free += usable(fleet, r, j);
             if (free >= need) {
-                return new long[] {j.expectedEndMillis(), free - need};
+                return j.expectedEndMillis();
             }
         }
-        return new long[] {Long.MAX_VALUE, 0};
+        return Long.MAX_VALUE;
+    }
+
+    /**
+     * Places a job while the head's reservation is held: its GPUs that are free now, and the CPU and
+     * memory it asks on those hosts. Returns the placement when it takes none of the reserved GPUs,
+     * else null (the fleet unchanged).
+     */
+    private Decision placeAroundPlan(Fleet fleet, QueuedJob job, List<Assignment> plan, long nowMillis) {
+        List<Assignment> held = new ArrayList<>();
+        try {
+            for (Assignment p : plan) {
+                Assignment hold = holdable(fleet, p);
+                if (hold != null) {
+                    fleet.reserve(hold);
+                    held.add(hold);
+                }
+            }
+            Decision d = framework.place(fleet, job.request(), nowMillis);
+            if (!d.isPlaced()) {
+                return null;
+            }
+            if (overlaps(d.assignments(), plan, false)) {
+                for (Assignment a : d.assignments()) {
+                    fleet.unreserve(a.allocationId());
+                }
+                return null;
+            }
+            return d;
+        } finally {
+            for (Assignment a : held) {
+                fleet.unreserve(a.allocationId());
+            }
+        }
+    }
+
+    /** The part of a reserved assignment that can be held now (its GPUs free now), or null. */
+    private static Assignment holdable(Fleet fleet, Assignment p) {
+        NodeState node = fleet.node(p.nodeId()).orElse(null);
+        if (node == null) {
+            return null;
+        }
+        String id = "reservation:" + p.allocationId();
+        int cpu = Math.max(0, Math.min(p.cpuMillis(), node.cpuFree()));
+        long memory = Math.max(0, Math.min(p.memoryMib(), node.memoryFree()));
+        if (p.isMig() || p.isFraction()) {
+            Assignment hold = new Assignment(id, p.jobId(), p.tenant(), p.rank(), p.nodeId(), p.gpuIndices(),
+                    p.migProfile(), p.migStart(), p.milliGpu(), cpu, memory);
+            return fleet.conflict(hold) == null ? hold : null;
+        }
+        List<Integer> free = new ArrayList<>();
+        for (int index : p.gpuIndices()) {
+            GpuState g = node.gpuByIndex(index);
+            if (g != null && g.isWholeFree()) {
+                free.add(index);
+            }
+        }
+        if (free.isEmpty()) {
+            return null; // nothing of it is free now; CPU and memory alone are left to the overlap check
+        }
+        return Assignment.whole(id, p.jobId(), p.tenant(), p.rank(), p.nodeId(), free, cpu, memory);
+    }
+
+    /**
+     * Whether these assignments take a GPU the reservation needs; with {@code sharedHost}, also any
+     * CPU or memory on a host where the reservation asks for some (conservative: capacities at the
+     * shadow time are not projected).
+     */
+    static boolean overlaps(List<Assignment> assignments, List<Assignment> plan, boolean sharedHost) {
+        for (Assignment a : assignments) {
+            for (Assignment p : plan) {
+                if (!a.nodeId().equals(p.nodeId())) {
+                    continue;
+                }
+                for (int index : a.gpuIndices()) {
+                    if (p.gpuIndices().contains(index)) {
+                        return true;
+                    }
+                }
+                if (sharedHost && (a.cpuMillis() > 0 || a.memoryMib() > 0) && (p.cpuMillis() > 0 || p.memoryMib() > 0)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Drops victims whose stop turns out not to be needed (the earlier picks may sit elsewhere). */
@@ -151,29 +342,6 @@ public final class SchedulingPass {
             }
         }
         return List.copyOf(kept);
-    }
-
-    /**
-     * Whether any of these assignments holds GPUs the head could use: a GPU model it accepts, on a
-     * host with an RDMA fabric when it is a multi-host RDMA gang.
-     */
-    private static boolean touchesHead(Fleet fleet, PlacementRequest head, List<Assignment> assignments) {
-        for (Assignment a : assignments) {
-            NodeState node = fleet.node(a.nodeId()).orElse(null);
-            if (node == null || (head.multiHostRdma() && node.fabric() == null)) {
-                continue;
-            }
-            if (head.models().isEmpty()) {
-                return true;
-            }
-            for (int index : a.gpuIndices()) {
-                GpuState g = node.gpuByIndex(index);
-                if (g != null && head.models().contains(g.model())) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     /** GPU milli a running job holds on GPUs of a model the head accepts (only those help the head). */

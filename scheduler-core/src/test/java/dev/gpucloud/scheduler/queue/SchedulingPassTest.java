@@ -38,6 +38,15 @@ class SchedulingPassTest {
         queue.charge(tenant, gpus * 1000L, 0);
     }
 
+    /** A running job holding GPUs 0..gpus-1 of one named host. */
+    private void runOn(Fleet fleet, String host, String id, int gpus, long endsInSeconds) {
+        Assignment a = Assignment.whole(id + "-a0-r0", id, "x", 0, host,
+                java.util.stream.IntStream.range(0, gpus).boxed().toList(), 0, 0);
+        fleet.reserve(a);
+        running.add(new RunningJob(id, "x", PriorityClass.NORMAL, gpus * 1000L, NOW, NOW + endsInSeconds * 1000, NOW,
+                false, List.of(a.allocationId())));
+    }
+
     @Test
     void higherClassesGoFirstAndFifoWithinAClass() {
         queue.enqueue(job("low", "a", PriorityClass.LOW, 1, 0));
@@ -185,5 +194,126 @@ class SchedulingPassTest {
         PassResult r = pass.run(fleet, queue, running, Set.of(), NOW);
         assertThat(r.unresolvable()).containsEntry("bad", "unknown MIG profile 9g.1gb");
         assertThat(r.placed()).extracting(p -> p.job().jobId()).containsExactly("ok");
+    }
+
+    /** One host per running job: h1, h2, ... each 8 A100, the job holding {@code gpus} until {@code endsIn} seconds. */
+    private record Backfill(String name, int[] gpus, long[] endsIn, int headGpus, int jobGpus, long jobEstimate,
+            String expectHost, long expectShadowSeconds) {
+    }
+
+    @Test
+    void backfillKnowsWhichHostsTheHeadWillGetAtItsShadowTime() {
+        List<Backfill> cases = List.of(
+                // GPU counting saw 8 free GPUs now (4 + 4) and set the shadow to now: nothing could backfill
+                new Backfill("fragmented free GPUs: a job ending before the head's whole host frees fits",
+                        new int[] {4, 4}, new long[] {3600, 7200}, 8, 1, 1800, "h1", 3600),
+                new Backfill("fragmented free GPUs: a long job goes to the host the head will not get",
+                        new int[] {4, 4}, new long[] {3600, 36_000}, 8, 4, 0, "h2", 3600),
+                // GPU counting saw 2 spare GPUs at the shadow time and let a 24 h job take them on h1, the
+                // one host the head could use then: the head slipped to 10 h
+                new Backfill("spare GPUs by count sit on the head's host: the long job goes elsewhere",
+                        new int[] {6, 6}, new long[] {3600, 36_000}, 8, 2, 0, "h2", 3600),
+                new Backfill("no other room: the long job waits",
+                        new int[] {6}, new long[] {3600}, 8, 2, 0, null, 3600),
+                new Backfill("a job ending before the shadow time may use the head's GPUs",
+                        new int[] {6}, new long[] {3600}, 8, 2, 1800, "h1", 3600));
+        for (Backfill c : cases) {
+            running.clear();
+            Fleet fleet = new Fleet();
+            JobQueue q = new JobQueue();
+            for (int i = 0; i < c.gpus().length; i++) {
+                host("h" + (i + 1)).add(fleet);
+                runOn(fleet, "h" + (i + 1), "run" + (i + 1), c.gpus()[i], c.endsIn()[i]);
+            }
+            q.enqueue(job("head", "a", PriorityClass.NORMAL, c.headGpus(), 3600));
+            q.enqueue(job("job", "b", PriorityClass.NORMAL, c.jobGpus(), c.jobEstimate()));
+            PassResult r = pass.run(fleet, q, running, Set.of(), NOW);
+            assertThat(r.reservedFor()).as(c.name()).isEqualTo("head");
+            assertThat(r.shadowMillis()).as(c.name()).isEqualTo(NOW + c.expectShadowSeconds() * 1000);
+            assertThat(r.reservedPlan()).as(c.name()).isNotEmpty();
+            if (c.expectHost() == null) {
+                assertThat(r.placed()).as(c.name()).isEmpty();
+                assertThat(r.waiting().get("job")).as(c.name()).startsWith("fits now, but would delay the reserved start");
+            } else {
+                assertThat(r.placed()).as(c.name()).singleElement().satisfies(p -> {
+                    assertThat(p.backfilled()).isTrue();
+                    assertThat(p.decision().assignments()).extracting(Assignment::nodeId).containsOnly(c.expectHost());
+                });
+            }
+            // the promise backfill keeps: once the jobs due by the shadow time end, the head fits
+            long shadow = r.shadowMillis();
+            long jobEnds = NOW + (c.jobEstimate() > 0 ? c.jobEstimate() : 86_400) * 1000;
+            for (RunningJob j : running) {
+                if (j.expectedEndMillis() <= shadow) {
+                    j.allocationIds().forEach(fleet::unreserve);
+                }
+            }
+            if (jobEnds <= shadow) {
+                r.placed().forEach(p -> p.decision().assignments().forEach(a -> fleet.unreserve(a.allocationId())));
+            }
+            assertThat(framework.explain(fleet, q.get("head").orElseThrow().request(), NOW).isPlaced())
+                    .as(c.name() + ": the head fits at its shadow time").isTrue();
+        }
+    }
+
+    @Test
+    void aGangHeadReservesWholeHostsAndBackfillLeavesThemAlone() {
+        Fleet fleet = new Fleet();
+        for (int i = 1; i <= 3; i++) {
+            host("h" + i).leaf("f1", "s1", "l1").add(fleet);
+        }
+        runOn(fleet, "h1", "r1", 4, 3600);   // h1: 4 free, all free in 1 h
+        runOn(fleet, "h2", "r2", 8, 3600);   // h2: full, free in 1 h
+        runOn(fleet, "h3", "r3", 4, 36_000); // h3: 4 free for 10 h
+        PlacementRequest gang = PlacementRequest.whole("gang", 2, 8);
+        queue.enqueue(new QueuedJob("gang", "a", PriorityClass.NORMAL, queue.nextSeq(), gang, 3600, NOW));
+        queue.enqueue(job("long", "b", PriorityClass.NORMAL, 4, 0));
+        PassResult r = pass.run(fleet, queue, running, Set.of(), NOW);
+        assertThat(r.shadowMillis()).isEqualTo(NOW + 3_600_000);
+        assertThat(r.reservedPlan()).extracting(Assignment::nodeId).containsExactlyInAnyOrder("h1", "h2");
+        // by GPU count, 8 free now (h1 + h3) and 16 at 1 h left room for the long job on either host
+        assertThat(r.placed()).singleElement().satisfies(p ->
+                assertThat(p.decision().assignments()).extracting(Assignment::nodeId).containsExactly("h3"));
+    }
+
+    @Test
+    void theShadowTimeIsTheFirstEndAfterWhichTheHeadFitsAmongManyRunningJobs() {
+        Fleet fleet = new Fleet();
+        for (int i = 0; i < 12; i++) {
+            host("h" + i).add(fleet);
+            runOn(fleet, "h" + i, "r" + i, 8, 3600L * (12 - i)); // h11 frees first (1 h), h0 last (12 h)
+        }
+        PlacementRequest three = new PlacementRequest("head", "a", 0, 3, 8, null, 0, 0, 0, Set.of(), 0, false, false,
+                null, 0, null, Set.of(), PriorityClass.NORMAL);
+        queue.enqueue(new QueuedJob("head", "a", PriorityClass.NORMAL, queue.nextSeq(), three, 3600, NOW));
+        PassResult r = pass.run(fleet, queue, running, Set.of(), NOW);
+        assertThat(r.shadowMillis()).isEqualTo(NOW + 3 * 3_600_000);
+        assertThat(r.reservedPlan()).extracting(Assignment::nodeId).containsExactlyInAnyOrder("h9", "h10", "h11");
+        assertThat(fleet.assignments()).hasSize(12); // every running job is back where it was
+        assertThat(fleet.node("h11").orElseThrow().wholeFree()).isZero();
+    }
+
+    @Test
+    void theShadowTimeWaitsForAWholeHostWhenFreedGpusAreScatteredOverHosts() {
+        Fleet fleet = new Fleet();
+        for (int i = 1; i <= 9; i++) {
+            host("h" + i).add(fleet);
+            long firstHalf = i == 9 ? 50 : i;
+            long secondHalf = i == 9 ? 50 : 100 + i;
+            Assignment a = Assignment.whole("a" + i, "a" + i, "x", 0, "h" + i, List.of(0, 1, 2, 3), 0, 0);
+            Assignment b = Assignment.whole("b" + i, "b" + i, "x", 0, "h" + i, List.of(4, 5, 6, 7), 0, 0);
+            fleet.reserve(a);
+            fleet.reserve(b);
+            running.add(new RunningJob("a" + i, "x", PriorityClass.NORMAL, 4000, NOW, NOW + firstHalf * 3_600_000, NOW,
+                    false, List.of("a" + i)));
+            running.add(new RunningJob("b" + i, "x", PriorityClass.NORMAL, 4000, NOW, NOW + secondHalf * 3_600_000,
+                    NOW, false, List.of("b" + i)));
+        }
+        queue.enqueue(job("head", "a", PriorityClass.NORMAL, 8, 3600));
+        PassResult r = pass.run(fleet, queue, running, Set.of(), NOW);
+        // by GPU count the head would fit at 2 h (4 + 4 GPUs free on h1 and h2); no host is whole before 50 h
+        assertThat(r.shadowMillis()).isEqualTo(NOW + 50 * 3_600_000L);
+        assertThat(r.reservedPlan()).extracting(Assignment::nodeId).containsExactly("h9");
+        assertThat(fleet.assignments()).hasSize(18);
     }
 }

@@ -19,4 +19,9 @@ public final class DataLocalityScore implements Plugins.Score {
     public int score(CycleState state, PlacementRequest r, NodeState node) {
         return r.dataset() != null && node.datasets().contains(r.dataset()) ? 100 : 0;
     }
+
+    @Override
+    public int maxScore(CycleState state, PlacementRequest r) {
+        return r.dataset() == null ? 0 : 100;
+    }
 }

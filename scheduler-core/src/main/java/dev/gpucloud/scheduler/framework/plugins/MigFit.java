@@ -45,6 +45,10 @@ public final class MigFit implements Plugins.Filter, Plugins.PreFilter {
         if (r.kind() != PlacementRequest.Kind.MIG) {
             return Status.SUCCESS;
         }
+        if ((r.models().isEmpty() || (!node.mixedModels() && r.models().contains(node.model())))
+                && node.migBestPercent(r.migProfile()) >= 0) {
+            return Status.SUCCESS; // the host's kept summary: some MIG GPU, all of them allowed, has a free start
+        }
         boolean migGpu = false;
         boolean offered = false;
         for (int i = 0; i < node.gpuCount(); i++) {

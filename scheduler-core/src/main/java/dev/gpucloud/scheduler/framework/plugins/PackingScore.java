@@ -1,7 +1,6 @@
 package dev.gpucloud.scheduler.framework.plugins;
 
 import dev.gpucloud.scheduler.cluster.GpuState;
-import dev.gpucloud.scheduler.cluster.MigProfile;
 import dev.gpucloud.scheduler.cluster.NodeState;
 import dev.gpucloud.scheduler.framework.CycleState;
 import dev.gpucloud.scheduler.framework.PlacementRequest;
@@ -56,20 +55,8 @@ public final class PackingScore implements Plugins.Score {
                 return clamp(gpuPart + 40 * used / (1000 * total));
             }
             case MIG -> {
-                int best = 0;
-                for (int i = 0; i < total; i++) {
-                    GpuState g = node.gpu(i);
-                    if (g.mig() == null) {
-                        continue;
-                    }
-                    MigProfile p = g.mig().profile(r.migProfile()).orElse(null);
-                    if (p == null || g.mig().bestStart(p, g.migMask()) < 0) {
-                        continue;
-                    }
-                    int usedAfter = Integer.bitCount(g.migMask()) + p.slices();
-                    best = Math.max(best, 100 * usedAfter / g.mig().slots());
-                }
-                return clamp(best);
+                // the fullest MIG GPU that can take the slice, as the host keeps it current
+                return clamp(node.migBestPercent(r.migProfile()));
             }
             default -> {
                 return 0;

@@ -29,4 +29,13 @@ public final class SpotCostScore implements Plugins.Score {
         }
         return cheap;
     }
+
+    /** What the cheapest GPU-hour any host has offered would score: no host scores more. */
+    @Override
+    public int maxScore(CycleState state, PlacementRequest r) {
+        long max = state.maxPricePerGpuMicros();
+        long min = Math.max(0, state.fleet().minPricePerGpuMicros());
+        int cheap = (int) (100 - 100 * Math.min(max, min) / max);
+        return r.capacity() == CapacityPreference.SPOT_PREFERRED ? 50 + cheap / 2 : cheap;
+    }
 }
