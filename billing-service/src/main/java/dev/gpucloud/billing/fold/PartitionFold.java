@@ -79,15 +79,18 @@ public final class PartitionFold {
     }
 
     /**
-     * A fold whose stored next offset is {@code stored} that starts at {@code start} (above it when the log no
-     * longer holds the records in between: retention deleted them before they were folded).
+     * A fold whose stored next offset is {@code stored} that starts at {@code start}: above it when the log no
+     * longer holds the records in between (retention deleted them before they were folded); below it when the
+     * log is not the one the offset was stored against (the topic was recreated, or the service points at
+     * another cluster: its end is below the stored offset), so it is folded from its beginning and the union
+     * of intervals makes usage that is already stored count once.
      */
     public PartitionFold(String topic, int partition, long stored, long start) {
         if (stored < 0) {
             throw new IllegalArgumentException("stored offset must be >= 0, was " + stored);
         }
-        if (start < stored) {
-            throw new IllegalArgumentException("start offset " + start + " is below the stored offset " + stored);
+        if (start < 0) {
+            throw new IllegalArgumentException("start offset must be >= 0, was " + start);
         }
         this.topic = topic;
         this.partition = partition;

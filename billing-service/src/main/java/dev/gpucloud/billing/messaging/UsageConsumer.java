@@ -489,6 +489,7 @@ public class UsageConsumer {
         KafkaConsumer<?, ?> client = client(consumer);
         Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new HashSet<>(partitions));
         Map<TopicPartition, Long> beginnings = consumer.beginningOffsets(partitions);
+        Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
         List<Owned> fresh = new ArrayList<>();
         for (TopicPartition partition : partitions) {
             OffsetAndMetadata group = committed.get(partition);
@@ -499,7 +500,15 @@ public class UsageConsumer {
                     .expireIn(config.databaseRetryWindow().toMillis())
                     .await().atMost(config.databaseRetryWindow().plusSeconds(5));
             long start = stored;
-            if (stored < beginning) {
+            long end = ends.getOrDefault(partition, Long.MAX_VALUE);
+            if (stored > end) {
+                // offsets are stored against one log: this one ends below, so it was recreated (or this is
+                // another cluster); fold it from its beginning, the union keeps stored usage counted once
+                LOG.warnf("%s ends at offset %d, below the stored offset %d: the topic is not the log the offset was"
+                        + " stored against (recreated, or another cluster); folding it from its beginning, %d",
+                        partition, end, stored, beginning);
+                start = beginning;
+            } else if (stored < beginning) {
                 LOG.errorf("%s: records [%d, %d) were deleted by retention before they were folded; folding from %d",
                         partition, stored, beginning, beginning);
                 start = beginning;

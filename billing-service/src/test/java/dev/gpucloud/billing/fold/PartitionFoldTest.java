@@ -43,7 +43,20 @@ class PartitionFoldTest {
         assertThat(late.admit(40)).isEqualTo(Admission.FOLD);
         assertThat(late.snapshot().stored()).isEqualTo(10);
         assertThat(late.snapshot().position()).isEqualTo(41);
-        assertThatThrownBy(() -> new PartitionFold("usage.events", 1, 10, 9)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new PartitionFold("usage.events", 1, 10, -1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void a_fold_of_a_recreated_log_starts_below_its_stored_offset_and_moves_it_down() {
+        // the stored offset (142) was written against another log; this one ends below it, so it is read whole
+        PartitionFold recreated = new PartitionFold("usage.events", 0, 142, 0);
+        assertThat(recreated.admit(0)).isEqualTo(Admission.FOLD);
+        assertThat(recreated.fold("e1", mkEvent("a-1", "acme", iv(0, 40)))).isEmpty();
+        PartitionFold.Snapshot snapshot = recreated.snapshot();
+        assertThat(snapshot.stored()).as("the fence expects what the database holds").isEqualTo(142);
+        assertThat(snapshot.position()).isEqualTo(1);
+        recreated.committed(snapshot);
+        assertThat(recreated.stored()).isEqualTo(1);
     }
 
     @Test
