@@ -17,7 +17,7 @@ import java.util.Set;
  * Who holds which GPU of one real host. A whole-GPU allocation takes a GPU alone; fractions share
  * a GPU up to 1000 milli-GPUs; a MIG instance is held by one allocation, and a GPU in MIG mode is
  * only handed out by its instances, named by UUID or by slot ({@code 3g.40gb@4}, see {@link MigSlots}).
- * The same rules as the simulated hosts.
+ * Simulated hosts keep their allocations in one too.
  */
 public final class GpuLedger {
 
@@ -43,7 +43,8 @@ public final class GpuLedger {
         }
     }
 
-    private HostInventory host;
+    /** Replaced (never changed in place) when the MIG layout changes; read by other threads (telemetry). */
+    private volatile HostInventory host;
     private final List<Map<String, Integer>> holders = new ArrayList<>();
     private final Map<String, String> migHolders = new LinkedHashMap<>();
 
@@ -143,6 +144,7 @@ public final class GpuLedger {
         if (added != null) {
             migs.add(added);
         }
+        migs.sort(java.util.Comparator.comparing(m -> m.placementStart() == null ? -1 : m.placementStart()));
         gpus.set(gpuIndex, new GpuDevice(gpu.index(), gpu.uuid(), gpu.model(), gpu.memoryMib(), gpu.pciBusId(),
                 gpu.nvlinkIsland(), gpu.migEnabled(), migs));
         host = new HostInventory(host.nodeId(), host.hostname(), host.instanceType(), host.zone(), host.capacityType(),
@@ -159,6 +161,16 @@ public final class GpuLedger {
         for (int index : claim.gpuIndices()) {
             holders.get(index).put(allocationId, claim.milliPerGpu());
         }
+    }
+
+    /** The milli-GPUs held on GPU {@code index} (1000 per whole-GPU allocation). */
+    public int milliHeld(int index) {
+        return holders.get(index).values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    /** Whether an allocation holds the MIG instance {@code migUuid}. */
+    public boolean migBusy(String migUuid) {
+        return migHolders.containsKey(migUuid);
     }
 
     /** Frees everything {@code allocationId} held. */

@@ -1,5 +1,6 @@
 package dev.gpucloud.agent.sim;
 
+import dev.gpucloud.agent.runner.GpuLedger;
 import dev.gpucloud.agent.runner.RecentIds;
 import dev.gpucloud.agent.runner.Interval;
 import dev.gpucloud.agent.runner.UsageMeter;
@@ -128,10 +129,10 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
             out.notes.add("ignored START " + command.commandId() + ": " + command.allocationId() + " already runs");
             return;
         }
-        SimulatedHost.Result result = host.check(command.gpuIndices(), command.migInstanceUuid(), command.milliGpu());
+        GpuLedger.Result result = host.check(command.gpuIndices(), command.migInstanceUuid(), command.milliGpu());
         if (result.create() != null) {
             List<String> changes = new ArrayList<>();
-            result = new SimulatedHost.Result(host.createMig(result.create(), changes), null, null);
+            result = new GpuLedger.Result(host.createMig(result.create(), changes), null, null);
             out.notes.addAll(changes);
             out.inventoryChanged.add(host.nodeId());
         }

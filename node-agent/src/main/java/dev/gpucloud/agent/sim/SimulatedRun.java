@@ -1,5 +1,6 @@
 package dev.gpucloud.agent.sim;
 
+import dev.gpucloud.agent.runner.GpuLedger;
 import dev.gpucloud.agent.runner.UsageMeter;
 import dev.gpucloud.agent.runner.RunningAllocation;
 import dev.gpucloud.contracts.events.NodeCommand;
@@ -20,7 +21,7 @@ final class SimulatedRun {
 
     final NodeCommand start;
     final SimulatedHost host;
-    final SimulatedHost.Claim claim;
+    final GpuLedger.Claim claim;
     final RunPlan plan;
     final Instant startedAt;
     final Instant endsAt;
@@ -30,7 +31,7 @@ final class SimulatedRun {
     /** Nothing about this run falls due before this instant (its end, its next usage boundary, a save). */
     Instant nextDue;
 
-    SimulatedRun(NodeCommand start, SimulatedHost host, SimulatedHost.Claim claim, RunPlan plan, Instant startedAt,
+    SimulatedRun(NodeCommand start, SimulatedHost host, GpuLedger.Claim claim, RunPlan plan, Instant startedAt,
             UsageMeter meter) {
         this.start = start;
         this.host = host;
