@@ -61,7 +61,10 @@ public final class NodeState {
         this.cpuMillis = inventory.cpuMillis();
         this.memoryMib = inventory.memoryMib();
         String f = inventory.rdmaFabric();
-        this.fabric = f == null || f.isBlank() ? null : f;
+        // a host whose reported RDMA ports are all down is no fabric member until one is up again; a host
+        // that reports no ports (an older agent, no sysfs to read) keeps its configured fabric
+        boolean portsDown = !inventory.rdmaNics().isEmpty() && !inventory.hasActiveRdma();
+        this.fabric = f == null || f.isBlank() || portsDown ? null : f;
         List<String> path = inventory.switchPath();
         this.leaf = path.isEmpty() ? (fabric == null ? null : fabric + "/leaf") : path.get(path.size() - 1);
         this.spine = path.size() >= 2 ? path.get(0) : (fabric == null ? null : fabric + "/spine");

@@ -431,8 +431,8 @@ public class SchedulerEngine {
             boolean isNew = fleet.node(inventory.nodeId()).isEmpty();
             Instant now = Instant.now();
             Instant seen = inventory.observedAt().isAfter(now) ? now : inventory.observedAt();
-            HostInventory usable = withoutDeadFabric(inventory);
-            List<Assignment> displaced = fleet.upsert(usable, seen.toEpochMilli());
+            warnIfRdmaPortsDown(inventory);
+            List<Assignment> displaced = fleet.upsert(inventory, seen.toEpochMilli());
             if (isNew) {
                 LOG.infof("host %s joined: %d x %s, %s, fabric %s", inventory.nodeId(), inventory.gpus().size(),
                         inventory.gpus().isEmpty() ? "no GPU" : inventory.gpus().get(0).model(),
@@ -445,20 +445,15 @@ public class SchedulerEngine {
     }
 
     /**
-     * A host that names an RDMA fabric but whose agent found RDMA ports, none of them ACTIVE, cannot
-     * carry multi-host RDMA work: it is placed as a host without a fabric until a port comes back. A
-     * host that reports no ports at all (an older agent, or no sysfs to read) keeps its configured fabric.
+     * A host that names an RDMA fabric but whose agent found RDMA ports, none of them ACTIVE, is placed as a
+     * host without a fabric until a port is up again (the cluster model's rule, {@code NodeState}): say so.
      */
-    static HostInventory withoutDeadFabric(HostInventory h) {
-        if (h.rdmaFabric() == null || h.rdmaFabric().isBlank() || h.rdmaNics().isEmpty() || h.hasActiveRdma()) {
-            return h;
+    private static void warnIfRdmaPortsDown(HostInventory h) {
+        if (h.rdmaFabric() != null && !h.rdmaFabric().isBlank() && !h.rdmaNics().isEmpty() && !h.hasActiveRdma()) {
+            LOG.warnf("host %s is on RDMA fabric %s but none of its %d RDMA port(s) is ACTIVE (%s): placing it as a"
+                    + " host without a fabric until one is", h.nodeId(), h.rdmaFabric(), h.rdmaNics().size(),
+                    h.rdmaNics().stream().map(n -> n.device() + "/" + n.port() + " " + n.state()).toList());
         }
-        LOG.warnf("host %s is on RDMA fabric %s but none of its %d RDMA port(s) is ACTIVE (%s): placing it as a host"
-                + " without a fabric until one is", h.nodeId(), h.rdmaFabric(), h.rdmaNics().size(),
-                h.rdmaNics().stream().map(n -> n.device() + "/" + n.port() + " " + n.state()).toList());
-        return new HostInventory(h.nodeId(), h.hostname(), h.instanceType(), h.zone(), h.capacityType(),
-                h.priceMicrosPerHour(), h.cpuMillis(), h.memoryMib(), null, List.of(), h.gpus(), h.cachedDatasets(),
-                h.backend(), h.observedAt(), h.rdmaNics());
     }
 
     /** A host left (inventory tombstone): its allocations are lost and their jobs resume elsewhere. */
