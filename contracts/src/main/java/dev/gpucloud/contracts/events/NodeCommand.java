@@ -7,7 +7,9 @@ import java.util.Map;
 /**
  * An instruction to one host's agent, on {@code node.commands} keyed by nodeId. START carries what
  * the worker runs; CHECKPOINT carries the deadline to save by; STOP ends the allocation.
- * {@code commandId} is stable across redeliveries so an agent can ignore a repeat.
+ * {@code commandId} is stable across redeliveries so an agent can ignore a repeat. {@code reason}
+ * says why, where the type alone does not (a STOP of an allocation the scheduler never placed, or of
+ * one the agent no longer reports); the agent repeats it on the allocation's EXITED or LOST event.
  *
  * <p>{@code migInstanceUuid} names the MIG instance to run on, either by its UUID ({@code MIG-...})
  * or as a slot, {@code <profile>@<start>} (e.g. {@code 3g.40gb@4}): the scheduler places MIG work
@@ -33,7 +35,8 @@ public record NodeCommand(
         String checkpointDir,
         String resumeFrom,
         Instant deadline,
-        Instant issuedAt) {
+        Instant issuedAt,
+        String reason) {
 
     public NodeCommand {
         Require.text(commandId, "commandId");
@@ -54,6 +57,15 @@ public record NodeCommand(
                 throw new IllegalArgumentException("field 'gpuIndices' must name at least one GPU for START");
             }
         }
+    }
+
+    /** A command with no reason given (START and CHECKPOINT say what they want by themselves). */
+    public NodeCommand(String commandId, NodeCommandType type, String nodeId, String allocationId, String jobId,
+            String tenant, List<Integer> gpuIndices, String migInstanceUuid, int milliGpu, int rank, int worldSize,
+            String masterAddr, List<String> command, Map<String, String> env, String checkpointDir, String resumeFrom,
+            Instant deadline, Instant issuedAt) {
+        this(commandId, type, nodeId, allocationId, jobId, tenant, gpuIndices, migInstanceUuid, milliGpu, rank,
+                worldSize, masterAddr, command, env, checkpointDir, resumeFrom, deadline, issuedAt, null);
     }
 
     /** A MIG slot a START names: a profile at a placement start. */

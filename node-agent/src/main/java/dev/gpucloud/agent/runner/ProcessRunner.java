@@ -54,7 +54,7 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
     private final Map<String, GpuLedger> hosts = new LinkedHashMap<>();
     private final Map<String, ProcessRun> runs = new LinkedHashMap<>();
     private final RecentIds seenCommands = new RecentIds(REMEMBERED);
-    private final RecentIds ended = new RecentIds(REMEMBERED);
+    private final EndedAllocations ended = new EndedAllocations(REMEMBERED);
 
     /** A runner that cannot change the hosts' MIG layout: a slot runs only on an instance already there. */
     public ProcessRunner(List<HostInventory> hosts, RunnerSettings settings, Clock clock) {
@@ -280,7 +280,7 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
                     + run.stopCommand + ")");
             return;
         }
-        run.stopCommand = command.commandId();
+        run.stopCommand = command.commandId() + (command.reason() == null ? "" : " (" + command.reason() + ")");
         run.stopAt = now;
         run.killAt = now.plus(settings.stopGrace());
         String failed = Signals.send("TERM", Signals.tree(run.process.toHandle()));
@@ -288,28 +288,23 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
                 + command.commandId() + (failed == null ? "" : ": " + failed) + "; SIGKILL at " + run.killAt);
     }
 
-    /**
-     * A CHECKPOINT or STOP for an allocation that does not run here. One that ended a moment ago
-     * is only noted (its EXITED has been sent); one never seen is answered with LOST, so the
-     * scheduler learns that this host does not run it.
-     */
+    /** A CHECKPOINT or STOP for an allocation that does not run here, answered as {@link EndedAllocations} says. */
     private void notRunning(NodeCommand command, Instant now, Collector out) {
-        String end = ended.get(command.allocationId());
-        if (end != null) {
-            out.notes.add("ignored " + command.type() + " " + command.commandId() + ": " + command.allocationId()
-                    + " already " + end);
-            return;
+        EndedAllocations.Answer answer = ended.answer(command, now);
+        // an end this very call already reports (it fell due just before the command) is not said twice
+        if (answer.event() != null && !out.events.contains(answer.event())) {
+            out.events.add(answer.event());
         }
-        out.events.add(new AllocationEvent(command.allocationId(), command.jobId(), command.nodeId(),
-                AllocationEventType.LOST, now, null, null, "unknown allocation: " + command.allocationId()
-                        + " does not run on " + command.nodeId() + " (" + command.type() + " " + command.commandId()
-                        + ")"));
+        if (answer.note() != null) {
+            out.notes.add(answer.note());
+        }
     }
 
     private void refuse(NodeCommand command, int code, String problem, Instant now, Collector out) {
-        ended.put(command.allocationId(), "could not start");
-        out.events.add(new AllocationEvent(command.allocationId(), command.jobId(), command.nodeId(),
-                AllocationEventType.EXITED, now, code, null, "cannot start: " + problem));
+        AllocationEvent refused = new AllocationEvent(command.allocationId(), command.jobId(), command.nodeId(),
+                AllocationEventType.EXITED, now, code, null, "cannot start: " + problem);
+        ended.ended(refused);
+        out.events.add(refused);
     }
 
     /** What is wrong with a START's spec that no host could run, or null. */
@@ -478,11 +473,12 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
             detail += "; " + run.checkpoints.size() + " checkpoint(s) asked for and not saved";
         }
         detail += "; log " + run.log;
-        out.events.add(new AllocationEvent(run.allocationId(), run.start.jobId(), run.host.host().nodeId(),
-                AllocationEventType.EXITED, end, code, null, detail));
+        AllocationEvent exited = new AllocationEvent(run.allocationId(), run.start.jobId(), run.host.host().nodeId(),
+                AllocationEventType.EXITED, end, code, null, detail);
+        out.events.add(exited);
         run.host.release(run.allocationId());
         runs.remove(run.allocationId());
-        ended.put(run.allocationId(), "exited " + code);
+        ended.ended(exited);
     }
 
     private void usage(ProcessRun run, List<Interval> intervals, Collector out) {

@@ -1,6 +1,7 @@
 package dev.gpucloud.agent.sim;
 
 import dev.gpucloud.agent.runner.GpuLedger;
+import dev.gpucloud.agent.runner.EndedAllocations;
 import dev.gpucloud.agent.runner.RecentIds;
 import dev.gpucloud.agent.runner.Interval;
 import dev.gpucloud.agent.runner.UsageMeter;
@@ -49,7 +50,7 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
     private final Map<String, SimulatedHost> hosts = new LinkedHashMap<>();
     private final Map<String, SimulatedRun> runs = new LinkedHashMap<>();
     private final RecentIds seenCommands = new RecentIds(REMEMBERED_COMMANDS);
-    private final RecentIds ended = new RecentIds(REMEMBERED_COMMANDS);
+    private final EndedAllocations ended = new EndedAllocations(REMEMBERED_COMMANDS);
 
     public SimulatedFleet(SimulationSettings settings, Clock clock) {
         this.settings = settings;
@@ -137,9 +138,10 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
             out.inventoryChanged.add(host.nodeId());
         }
         if (result.claim() == null) {
-            ended.put(command.allocationId(), "could not start");
-            out.events.add(new AllocationEvent(command.allocationId(), command.jobId(), host.nodeId(),
-                    AllocationEventType.EXITED, now, EXIT_CANNOT_START, null, "cannot start: " + result.problem()));
+            AllocationEvent refused = new AllocationEvent(command.allocationId(), command.jobId(), host.nodeId(),
+                    AllocationEventType.EXITED, now, EXIT_CANNOT_START, null, "cannot start: " + result.problem());
+            ended.ended(refused);
+            out.events.add(refused);
             return;
         }
         RunPlan plan = RunPlan.of(command.command(), command.env(), settings.defaultRunDuration());
@@ -182,26 +184,21 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
             notRunning(command, now, out);
             return;
         }
-        finish(run, now, EXIT_STOPPED, "stopped by command " + command.commandId() + " after "
+        finish(run, now, EXIT_STOPPED, "stopped by command " + command.commandId()
+                + (command.reason() == null ? "" : " (" + command.reason() + ")") + " after "
                 + seconds(Duration.between(run.startedAt, now)), out);
     }
 
-    /**
-     * A CHECKPOINT or STOP for an allocation that does not run here: one that ended a moment ago is
-     * only noted (its EXITED was sent); one never seen is answered with LOST, so the scheduler
-     * learns that this host does not run it.
-     */
+    /** A CHECKPOINT or STOP for an allocation that does not run here, answered as {@link EndedAllocations} says. */
     private void notRunning(NodeCommand command, Instant now, Collector out) {
-        String end = ended.get(command.allocationId());
-        if (end != null) {
-            out.notes.add("ignored " + command.type() + " " + command.commandId() + ": " + command.allocationId()
-                    + " already " + end);
-            return;
+        EndedAllocations.Answer answer = ended.answer(command, now);
+        // an end this very call already reports (it fell due just before the command) is not said twice
+        if (answer.event() != null && !out.events.contains(answer.event())) {
+            out.events.add(answer.event());
         }
-        out.events.add(new AllocationEvent(command.allocationId(), command.jobId(), command.nodeId(),
-                AllocationEventType.LOST, now, null, null, "unknown allocation: " + command.allocationId()
-                        + " does not run on " + command.nodeId() + " (" + command.type() + " " + command.commandId()
-                        + ")"));
+        if (answer.note() != null) {
+            out.notes.add(answer.note());
+        }
     }
 
     /**
@@ -222,10 +219,11 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
                 continue;
             }
             usage(run, run.meter.close(now), out);
-            out.events.add(new AllocationEvent(run.allocationId(), run.start.jobId(), nodeId, AllocationEventType.LOST,
-                    now, null, null, "host " + nodeId + " was lost (injected fault)"));
+            AllocationEvent lost = new AllocationEvent(run.allocationId(), run.start.jobId(), nodeId,
+                    AllocationEventType.LOST, now, null, null, "host " + nodeId + " was lost (injected fault)");
+            out.events.add(lost);
             runs.remove(run.allocationId());
-            ended.put(run.allocationId(), "lost with its host");
+            ended.ended(lost);
         }
         hosts.remove(nodeId);
         out.notes.add("host " + nodeId + " lost (injected fault)");
@@ -273,11 +271,12 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
         if (!run.saves.isEmpty()) {
             detail += "; " + run.saves.size() + " checkpoint save(s) lost";
         }
-        out.events.add(new AllocationEvent(run.allocationId(), run.start.jobId(), run.host.nodeId(),
-                AllocationEventType.EXITED, end, exitCode, null, detail));
+        AllocationEvent exited = new AllocationEvent(run.allocationId(), run.start.jobId(), run.host.nodeId(),
+                AllocationEventType.EXITED, end, exitCode, null, detail);
+        out.events.add(exited);
         run.host.release(run.allocationId());
         runs.remove(run.allocationId());
-        ended.put(run.allocationId(), "exited " + exitCode);
+        ended.ended(exited);
     }
 
     private void usage(SimulatedRun run, List<Interval> intervals, Collector out) {

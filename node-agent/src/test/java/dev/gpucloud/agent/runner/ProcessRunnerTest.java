@@ -273,9 +273,10 @@ class ProcessRunnerTest {
         handle(quick);
         tickUntil(t -> t.exited("q1") != null);
         handle(mk(NodeCommandType.STOP, "q1"));
-        assertThat(events("q1")).extracting(AllocationEvent::type)
-                .containsExactly(AllocationEventType.STARTED, AllocationEventType.EXITED);
-        assertThat(notes()).anyMatch(n -> n.contains("q1 already exited 0"));
+        assertThat(events("q1")).as("a STOP of an ended run is answered with its EXITED again")
+                .extracting(AllocationEvent::type)
+                .containsExactly(AllocationEventType.STARTED, AllocationEventType.EXITED, AllocationEventType.EXITED);
+        assertThat(notes()).anyMatch(n -> n.contains("q1, which already exited 0"));
 
         handle(quick);
         assertThat(notes()).anyMatch(n -> n.startsWith("ignored repeated command " + quick.commandId()));

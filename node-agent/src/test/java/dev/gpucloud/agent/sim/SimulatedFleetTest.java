@@ -221,8 +221,28 @@ class SimulatedFleetTest {
         clock.advance(Duration.ofSeconds(2));
         fleet.advance();
         Reports late = fleet.handle(mk(NodeCommandType.STOP, "sim-a100-0", "a2"));
-        assertThat(late.allocationEvents()).isEmpty();
-        assertThat(late.notes()).singleElement().asString().contains("a2 already exited 0");
+        assertThat(late.allocationEvents()).as("a STOP of an ended run is answered with how it ended")
+                .singleElement().satisfies(e -> {
+                    assertThat(e.type()).isEqualTo(AllocationEventType.EXITED);
+                    assertThat(e.exitCode()).isZero();
+                });
+        assertThat(late.notes()).singleElement().asString().contains("a2, which already exited 0");
+        Reports checkpoint = fleet.handle(mk(NodeCommandType.CHECKPOINT, "sim-a100-0", "a2"));
+        assertThat(checkpoint.allocationEvents()).isEmpty();
+        assertThat(checkpoint.notes()).singleElement().asString().contains("a2 already exited 0");
+    }
+
+    @Test
+    void aStopsReasonIsRepeatedOnTheExit() {
+        fleet.handle(start("sim-a100-0", "a1", List.of(0), List.of("sleep", "100")));
+        NodeCommand stop = mk(NodeCommandType.STOP, "sim-a100-0", "a1");
+        stop = new NodeCommand(stop.commandId(), stop.type(), stop.nodeId(), stop.allocationId(), stop.jobId(),
+                stop.tenant(), stop.gpuIndices(), null, 0, 0, 0, null, List.of(), Map.of(), null, null, null,
+                stop.issuedAt(), "not one this scheduler runs");
+        assertThat(fleet.handle(stop).allocationEvents()).singleElement().satisfies(e -> {
+            assertThat(e.exitCode()).isEqualTo(SimulatedFleet.EXIT_STOPPED);
+            assertThat(e.detail()).contains("(not one this scheduler runs)");
+        });
     }
 
     @Test

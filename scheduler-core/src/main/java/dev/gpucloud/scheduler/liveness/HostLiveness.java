@@ -1,0 +1,85 @@
+package dev.gpucloud.scheduler.liveness;
+
+import dev.gpucloud.scheduler.cluster.Assignment;
+import dev.gpucloud.scheduler.cluster.Fleet;
+import dev.gpucloud.scheduler.cluster.NodeState;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Decides which held allocations are lost because their host went quiet or was reclaimed. A host's
+ * silence is measured from the later of when it was last heard and when this scheduler began to
+ * listen ({@link #listeningSince}): a record from before a restart says nothing about now, so a
+ * scheduler that has just started never declares a host lost for the time it was not there to hear.
+ */
+public final class HostLiveness {
+
+    private final long lostAfterMillis;
+    private long listeningSinceMillis;
+
+    /**
+     * @param lostAfterMillis how long a host may be silent before its allocations are lost
+     * @param listeningSinceMillis when this scheduler could first hear hosts (its start, or its takeover)
+     */
+    public HostLiveness(long lostAfterMillis, long listeningSinceMillis) {
+        if (lostAfterMillis <= 0) {
+            throw new IllegalArgumentException("lostAfterMillis must be > 0, was " + lostAfterMillis);
+        }
+        this.lostAfterMillis = lostAfterMillis;
+        this.listeningSinceMillis = listeningSinceMillis;
+    }
+
+    /** This scheduler began (again) to hear hosts at {@code atMillis}: after a takeover, say. */
+    public void listeningSince(long atMillis) {
+        listeningSinceMillis = atMillis;
+    }
+
+    public long listeningSinceMillis() {
+        return listeningSinceMillis;
+    }
+
+    /** Since when host {@code node} counts as silent: its last word, or when this scheduler began to listen. */
+    public long silentSince(NodeState node) {
+        long heard = node.lastHeardMillis();
+        return heard == NodeState.NEVER ? listeningSinceMillis : Math.max(heard, listeningSinceMillis);
+    }
+
+    /**
+     * The allocations that are lost at {@code nowMillis}, each with the reason, in the fleet's order.
+     * {@code ignore} names holds that are not the scheduler's own (see {@link AllocationReconciler}).
+     */
+    public Map<String, String> lost(Fleet fleet, long nowMillis, Set<String> ignore) {
+        Map<String, String> lost = new LinkedHashMap<>();
+        for (Assignment a : fleet.assignments()) {
+            if (ignore.contains(a.allocationId())) {
+                continue;
+            }
+            String why = whyLost(fleet.node(a.nodeId()).orElse(null), a.nodeId(), nowMillis);
+            if (why != null) {
+                lost.put(a.allocationId(), why);
+            }
+        }
+        return lost;
+    }
+
+    /** Why an allocation on {@code node} is lost at {@code nowMillis}, or null while the host may still run it. */
+    String whyLost(NodeState node, String nodeId, long nowMillis) {
+        if (node == null) {
+            long waited = nowMillis - listeningSinceMillis;
+            return waited > lostAfterMillis ? "host " + nodeId + " has not reported since the scheduler began to"
+                    + " listen at " + Instant.ofEpochMilli(listeningSinceMillis) + " (" + waited / 1000 + " s)" : null;
+        }
+        if (node.interruptionDeadlineMillis() != NodeState.NEVER && nowMillis > node.interruptionDeadlineMillis()) {
+            return "spot host " + nodeId + " reclaimed at " + Instant.ofEpochMilli(node.interruptionDeadlineMillis());
+        }
+        long silent = nowMillis - silentSince(node);
+        if (silent > lostAfterMillis) {
+            return "host " + nodeId + " silent for " + silent / 1000 + " s" + (node.lastHeardMillis() < listeningSinceMillis
+                    ? " (nothing heard since the scheduler began to listen at " + Instant.ofEpochMilli(listeningSinceMillis)
+                    + ")" : "");
+        }
+        return null;
+    }
+}

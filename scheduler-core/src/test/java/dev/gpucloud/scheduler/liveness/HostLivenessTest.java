@@ -1,0 +1,64 @@
+package dev.gpucloud.scheduler.liveness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gpucloud.scheduler.Fixtures;
+import dev.gpucloud.scheduler.cluster.Assignment;
+import dev.gpucloud.scheduler.cluster.Fleet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** A host's allocations are lost only on evidence: silence measured from when the scheduler could hear it. */
+class HostLivenessTest {
+
+    private static final long TIMEOUT = 60_000;
+    private static final long HOUR = 3_600_000;
+
+    /**
+     * name, when the host was last heard (null: it is not in the fleet at all), when the scheduler began
+     * to listen, spot reclaim deadline (0: none), now, whether the allocation is lost.
+     */
+    static Stream<Arguments> cases() {
+        return Stream.of(
+                Arguments.of("a host heard a moment ago keeps its work", 100_000L, 0L, 0L, 110_000L, false),
+                Arguments.of("a host silent past the timeout loses its work", 100_000L, 0L, 0L, 170_000L, true),
+                Arguments.of("silence exactly at the timeout is not yet loss", 100_000L, 0L, 0L, 160_000L, false),
+                Arguments.of("an hour-old inventory right after a restart is not silence", 0L, HOUR, 0L, HOUR + 5_000, false),
+                Arguments.of("after a restart silence counts from the restart", 0L, HOUR, 0L, HOUR + 61_000, true),
+                Arguments.of("a host never reported since the restart waits the timeout", null, HOUR, 0L, HOUR + 30_000,
+                        false),
+                Arguments.of("a host never reported since the restart is lost after it", null, HOUR, 0L, HOUR + 61_000,
+                        true),
+                Arguments.of("a reclaimed spot host loses its work at once", 100_000L, 0L, 105_000L, 106_000L, true),
+                Arguments.of("a spot host before its deadline keeps it", 100_000L, 0L, 105_000L, 104_000L, false));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void decidesLossOnEvidence(String name, Long lastHeard, long listeningSince, long reclaimAt, long now, boolean lost) {
+        Fleet fleet = new Fleet();
+        if (lastHeard != null) {
+            fleet.upsert(Fixtures.mkHost("h1", "A100", 8), lastHeard);
+            if (reclaimAt > 0) {
+                fleet.interruption("h1", reclaimAt);
+            }
+        }
+        fleet.reserve(Assignment.whole("a1", "j1", "t", 0, "h1", List.of(0), 0, 0));
+        Map<String, String> result = new HostLiveness(TIMEOUT, listeningSince).lost(fleet, now, Set.of());
+        assertThat(result.containsKey("a1")).as(String.valueOf(result)).isEqualTo(lost);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void neverJudgesHoldsThatAreNotItsOwn(String name, Long lastHeard, long listeningSince, long reclaimAt, long now,
+            boolean lost) {
+        Fleet fleet = new Fleet();
+        fleet.reserve(Assignment.whole("foreign", "j1", "t", 0, "h1", List.of(0), 0, 0));
+        assertThat(new HostLiveness(TIMEOUT, listeningSince).lost(fleet, now, Set.of("foreign"))).isEmpty();
+    }
+}
