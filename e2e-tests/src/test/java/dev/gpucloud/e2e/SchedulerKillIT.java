@@ -54,12 +54,20 @@ import org.junit.jupiter.api.Test;
 /**
  * Crash recovery of the scheduler, as a black box. Starts a private Kafka broker, a simulated fleet
  * and the scheduler-service jar as child processes (the scheduler's tables in a schema of their own
- * in gpucloud_scheduler_test), submits a stream of jobs over gRPC (1 GPU, 8 GPUs, 2-worker RDMA
- * gangs; a few cancelled), kills the scheduler with SIGKILL at seeded random points under that load
- * and starts it again, then lets the system settle and checks, through the database, gRPC and the
- * agent:
+ * in gpucloud_scheduler_test), submits a long job and then a stream of jobs over gRPC (1 GPU, 8 GPUs,
+ * 2-worker RDMA gangs; a few cancelled), stops the scheduler at seeded random points under that load
+ * (kill -9, then SIGTERM, then kill -9 again, sometimes staying down a few seconds) and starts it
+ * again, then lets the system settle and checks, through the database, gRPC and the agent:
  *
  * <ul>
+ *   <li>nothing running was disturbed: no job ran twice (every job ends on attempt 1), none FAILED,
+ *       the agent never refused a START (a GPU busy with another allocation), and the long job that
+ *       ran across every restart SUCCEEDED on its first attempt. The agent republishes its inventory
+ *       rarely here and the scheduler's host-lost timeout is short, so a scheduler that measured a
+ *       host's silence from the last inventory record instead of from its own start would lose every
+ *       running allocation at the second restart;</li>
+ *   <li>no GPU held twice over the whole history: per whole GPU, the allocations' intervals from
+ *       creation to end never overlap, ended ones included;</li>
  *   <li>no job lost: every SubmitJob that returned OK is found by GetJob, in the jobs table, and a
  *       repeat of its request returns the same job;</li>
  *   <li>none placed twice: no job holds active allocations of two attempts, or two of one rank; no
@@ -126,6 +134,7 @@ class SchedulerKillIT {
         // the environment wins over -D for SmallRye's Kafka connector: CI exports the shared broker there
         agent = java("agent", AGENT, Map.of("KAFKA_BOOTSTRAP_SERVERS", "localhost:" + KAFKA), List.of(
                 "-Dgpucloud.agent.id=killtest-" + RUN_ID,
+                "-Dgpucloud.agent.inventory-interval=30m", // gpu.inventory grows stale: liveness must not read it as silence
                 "-Dgpucloud.agent.sim.node-prefix=" + NODE_PREFIX,
                 "-Dgpucloud.agent.sim.fleet=a100x8:" + HOSTS,
                 "-Dgpucloud.agent.spool.dir=" + RUN_DIR.resolve("agent-spool"),
@@ -159,15 +168,26 @@ class SchedulerKillIT {
     @Test
     void no_job_is_lost_placed_twice_or_leaked_across_kill_9() throws Exception {
         Random random = new Random(SEED);
+        String longJob = submitLongJob();
         Load load = new Load(random.nextLong());
         load.start();
         for (int i = 1; i <= KILLS; i++) {
             long delay = 2000 + random.nextInt(7000);
             Thread.sleep(delay);
-            log("kill -9 #" + i + " of the scheduler (pid " + scheduler.pid() + ") " + delay + " ms after it was ready; "
-                    + load.accepted.size() + " jobs accepted so far");
-            scheduler.destroyForcibly(); // SIGKILL on Linux
-            scheduler.waitFor(30, TimeUnit.SECONDS);
+            boolean graceful = i % 2 == 0;
+            log((graceful ? "SIGTERM" : "kill -9") + " #" + i + " of the scheduler (pid " + scheduler.pid() + ") " + delay
+                    + " ms after it was ready; " + load.accepted.size() + " jobs accepted so far");
+            if (graceful) {
+                scheduler.destroy(); // SIGTERM: a graceful stop, as an upgrade does
+            } else {
+                scheduler.destroyForcibly(); // SIGKILL on Linux
+            }
+            if (!scheduler.waitFor(30, TimeUnit.SECONDS)) {
+                scheduler.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            log("the scheduler exited with status " + scheduler.exitValue());
+            long down = random.nextInt(3) == 0 ? 3000 + random.nextInt(5000) : 0;
+            Thread.sleep(down);
             startScheduler();
             channel.resetConnectBackoff();
         }
@@ -184,6 +204,8 @@ class SchedulerKillIT {
         List<Alloc> active = activeAllocations();
         checkNoneLost(load, jobs, violations);
         checkNonePlacedTwice(active, violations);
+        checkNothingRunningDisturbed(load, longJob, jobs, violations);
+        checkNoGpuHeldTwiceOverHistory(violations);
         checkNoneLeaked(jobs, active, violations);
         if (settled) {
             // These compare two reads taken at different moments, so they hold only once nothing moves.
@@ -326,6 +348,92 @@ class SchedulerKillIT {
     }
 
     // ---------------------------------------------------------------- the invariants
+
+    /** A job long enough to be running at every restart of the test: it must run once, undisturbed, and succeed. */
+    static String submitLongJob() {
+        JobSpec spec = JobSpec.newBuilder().setName("long-runner").setWorkers(1).setGpusPerWorker(1).addCommand("sleep")
+                .addCommand("45").build();
+        String jobId = JobServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS)
+                .submitJob(SubmitJobRequest.newBuilder().setTenant(TENANT).setClientRequestId(TENANT + "-long")
+                        .setSpec(spec).build())
+                .getJob().getJobId();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            Job job = JobServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+                    .getJob(GetJobRequest.newBuilder().setJobId(jobId).build());
+            if (job.getState() == dev.gpucloud.contracts.grpc.v1.JobState.RUNNING) {
+                log("long job " + jobId + " is RUNNING; the faults begin");
+                return jobId;
+            }
+            sleep(250);
+        }
+        throw new IllegalStateException("long job " + jobId + " did not start in 30 s");
+    }
+
+    /**
+     * Over the whole history, not just the end: no accepted job needed a second attempt or FAILED (the
+     * fleet is healthy and no job preempts another, so only a fault of the scheduler could cause
+     * either), and the agent never refused a START.
+     */
+    static void checkNothingRunningDisturbed(Load load, String longJob, Map<String, Row> jobs, List<String> violations)
+            throws SQLException {
+        Set<String> ours = new HashSet<>(load.accepted.values());
+        ours.add(longJob);
+        for (String id : ours) {
+            Row row = jobs.get(id);
+            if (row == null) {
+                continue; // checkNoneLost says so
+            }
+            if (row.attempt > 1) {
+                violations.add("rerun: job " + id + " is on attempt " + row.attempt + " (" + row.state + ": " + row.reason
+                        + ")");
+            }
+            if ("FAILED".equals(row.state)) {
+                violations.add("failed: job " + id + " FAILED: " + row.reason);
+            }
+        }
+        Row probe = jobs.get(longJob);
+        if (probe != null && !("SUCCEEDED".equals(probe.state) && probe.attempt == 1)) {
+            violations.add("the long job " + longJob + " that ran across every restart ended " + probe.state
+                    + " on attempt " + probe.attempt + " (" + probe.reason + ")");
+        }
+        long refused = count("select count(*) from allocations where exit_code = 125");
+        if (refused > 0) {
+            violations.add(refused + " START(s) refused by the agent (exit 125: a GPU busy with another allocation)");
+        }
+    }
+
+    /** Per whole GPU, no two allocations (ended ones included) were ever held over overlapping intervals. */
+    static void checkNoGpuHeldTwiceOverHistory(List<String> violations) throws SQLException {
+        record Held(String id, long from, long to) {
+        }
+        Map<String, List<Held>> byGpu = new TreeMap<>();
+        try (Connection c = db(SCHEMA); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+                "select id, node_id, gpu_indices, created_at, ended_at from allocations"
+                        + " where mig_profile is null and milli_gpu >= 1000")) {
+            while (rs.next()) {
+                long from = rs.getTimestamp("created_at").getTime();
+                java.sql.Timestamp ended = rs.getTimestamp("ended_at");
+                long to = ended == null ? Long.MAX_VALUE : ended.getTime();
+                for (String gpu : rs.getString("gpu_indices").split(",")) {
+                    byGpu.computeIfAbsent(rs.getString("node_id") + " GPU " + gpu, k -> new ArrayList<>())
+                            .add(new Held(rs.getString("id"), from, to));
+                }
+            }
+        }
+        byGpu.forEach((gpu, held) -> {
+            held.sort(java.util.Comparator.comparingLong(Held::from));
+            for (int i = 1; i < held.size(); i++) {
+                Held before = held.get(i - 1);
+                Held after = held.get(i);
+                if (after.from() < before.to()) {
+                    violations.add("double-booked over time: " + gpu + " held by " + before.id() + " until "
+                            + (before.to() == Long.MAX_VALUE ? "now" : java.time.Instant.ofEpochMilli(before.to()))
+                            + " and by " + after.id() + " from " + java.time.Instant.ofEpochMilli(after.from()));
+                }
+            }
+        });
+    }
 
     static void checkNoneLost(Load load, Map<String, Row> jobs, List<String> violations) {
         var stub = JobServiceGrpc.newBlockingStub(channel);
@@ -524,6 +632,9 @@ class SchedulerKillIT {
         env.put("QUARKUS_DATASOURCE_JDBC_URL", JDBC + "?currentSchema=" + SCHEMA);
         env.put("QUARKUS_FLYWAY_SCHEMAS", SCHEMA);
         env.put("QUARKUS_FLYWAY_DEFAULT_SCHEMA", SCHEMA);
+        // short enough that silence measured from the (stale) inventory record would lose every allocation
+        env.put("GPUCLOUD_SCHEDULER_HOST_LOST_TIMEOUT", "20s");
+        env.put("GPUCLOUD_SCHEDULER_HOST_TIMEOUT", "15s");
         scheduler = java("scheduler-" + schedulerStarts, SCHEDULER, env, List.of(),
                 SCHEDULER_APP.resolve("quarkus-run.jar"));
         waitReady("scheduler", SCHEDULER, scheduler);

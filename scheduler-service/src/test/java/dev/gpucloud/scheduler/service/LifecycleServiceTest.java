@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.gpucloud.contracts.events.AllocationEvent;
 import dev.gpucloud.contracts.events.AllocationEventType;
+import dev.gpucloud.contracts.events.AllocationReport;
+import dev.gpucloud.contracts.events.TelemetrySample;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.events.HostInventory;
@@ -150,6 +152,65 @@ class LifecycleServiceTest {
     void nodeEvent(String nodeId, NodeEventType type, Instant deadline) {
         kafka.send(EventRecords.record(Topics.NODE_EVENTS, nodeId, new NodeEvent(nodeId, type, Instant.now(), deadline,
                 null, null, "test"), "test"));
+    }
+
+    /** Sends host {@code nodeId}'s telemetry, saying it runs {@code running}, once a second until stopped. */
+    AutoCloseable reporting(String nodeId, java.util.function.Supplier<List<AllocationReport>> running) {
+        var timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        timer.scheduleAtFixedRate(() -> kafka.send(EventRecords.record(Topics.GPU_TELEMETRY, nodeId,
+                new TelemetrySample(nodeId, nodeId, Instant.now(), List.of(), running.get()), "test")), 0, 1,
+                TimeUnit.SECONDS);
+        return () -> {
+            timer.shutdownNow();
+            timer.awaitTermination(5, TimeUnit.SECONDS);
+        };
+    }
+
+    @Test
+    void aGpuItsAgentRunsAnUnknownAllocationOnTakesNoWorkUntilTheAllocationIsStopped() throws Exception {
+        String node = "orphan-host-" + model;
+        join(host(node, 1, CapacityType.ON_DEMAND, null, false));
+        var running = new java.util.concurrent.atomic.AtomicReference<List<AllocationReport>>(List.of(
+                new AllocationReport("orphan-" + model, "job-gone", "someone", List.of(0), null, null, 1000)));
+        try (AutoCloseable telemetry = reporting(node, running::get)) {
+            NodeCommand stop = nextCommand(node);
+            assertThat(stop.type()).isEqualTo(NodeCommandType.STOP);
+            assertThat(stop.allocationId()).isEqualTo("orphan-" + model);
+            assertThat(stop.reason()).contains("is not one this scheduler runs");
+
+            String waiting = submit(spec(1));
+            Thread.sleep(2_000);
+            assertThat(job(waiting).getState()).as("the only GPU is busy with the orphan").isEqualTo(JobState.PENDING);
+
+            running.set(List.of()); // the agent stopped it
+            NodeCommand start = nextCommand(node);
+            assertThat(start.type()).isEqualTo(NodeCommandType.START);
+            assertThat(start.jobId()).isEqualTo(waiting);
+            assertThat(start.gpuIndices()).containsExactly(0);
+        }
+    }
+
+    @Test
+    void aStartedAllocationItsAgentNoLongerReportsIsAskedAboutAndLostOnlyOnTheAgentsWord() throws Exception {
+        String node = "forgetful-host-" + model;
+        join(host(node, 1, CapacityType.ON_DEMAND, null, false));
+        String id = submit(spec(1));
+        NodeCommand start = nextCommand(node);
+        report(start, AllocationEventType.STARTED, null, null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.RUNNING);
+        try (AutoCloseable telemetry = reporting(node, List::of)) {
+            NodeCommand ask = nextCommand(node);
+            assertThat(ask.type()).isEqualTo(NodeCommandType.STOP);
+            assertThat(ask.allocationId()).isEqualTo(start.allocationId());
+            assertThat(ask.reason()).contains("has not reported allocation");
+            assertThat(job(id).getState()).as("absence alone loses nothing").isEqualTo(JobState.RUNNING);
+
+            report(ask, AllocationEventType.LOST, null, null); // the agent's word: it does not run it
+            await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() != JobState.RUNNING);
+            NodeCommand again = nextCommand(node);
+            assertThat(again.type()).isEqualTo(NodeCommandType.START);
+            assertThat(again.jobId()).isEqualTo(id);
+        }
     }
 
     @Test

@@ -58,6 +58,14 @@ public interface SchedulerConfig {
     @WithDefault("90s")
     Duration hostLostTimeout();
 
+    /**
+     * How long an agent may report an allocation this scheduler does not run before it is stopped, and
+     * how long one of the scheduler's started allocations may be missing from its host's reports before
+     * the agent is asked how it ended. Covers reports and allocation events that cross on the way.
+     */
+    @WithDefault("30s")
+    Duration reconcileGrace();
+
     /** How long a preempted job has to save its checkpoint before it is stopped anyway. */
     @WithDefault("60s")
     Duration preemptionGrace();

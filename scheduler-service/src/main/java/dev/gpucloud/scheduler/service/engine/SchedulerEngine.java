@@ -1,6 +1,7 @@
 package dev.gpucloud.scheduler.service.engine;
 
 import dev.gpucloud.contracts.events.AllocationEvent;
+import dev.gpucloud.contracts.events.AllocationReport;
 import dev.gpucloud.contracts.events.CapacityPreference;
 import dev.gpucloud.contracts.events.EventCodec;
 import dev.gpucloud.contracts.events.HostInventory;
@@ -22,6 +23,8 @@ import dev.gpucloud.scheduler.framework.Profile;
 import dev.gpucloud.scheduler.framework.Status;
 import dev.gpucloud.scheduler.framework.plugins.FragmentationGradientScore;
 import dev.gpucloud.scheduler.lifecycle.JobRun;
+import dev.gpucloud.scheduler.liveness.AllocationReconciler;
+import dev.gpucloud.scheduler.liveness.HostLiveness;
 import dev.gpucloud.scheduler.lifecycle.RetryPolicy;
 import dev.gpucloud.scheduler.lifecycle.Transition;
 import dev.gpucloud.scheduler.queue.JobQueue;
@@ -97,14 +100,24 @@ public class SchedulerEngine {
     /** Jobs asked to checkpoint before they stop: why, until when, and for whom (a preemptor, or null). */
     private final Map<String, Stop> stopping = new HashMap<>();
     private final Set<String> preempting = new HashSet<>();
-    private final Map<String, Instant> heard = new ConcurrentHashMap<>();
-    private final long startedMillis = System.currentTimeMillis();
+    /** The latest word from each host since the cluster model last took it in: when, and what it runs. */
+    private final Map<String, Heard> heard = new ConcurrentHashMap<>();
+    /** Loses allocations on evidence only; silence counts from when this instance began to listen. */
+    private final HostLiveness liveness;
+    /** What agents say they run against what the scheduler holds. */
+    private final AllocationReconciler reconciler;
+    /** The scheduler's allocations that their agents said had started (so their absence from a report means something). */
+    private final Set<String> started = new HashSet<>();
     private final java.util.concurrent.atomic.AtomicBoolean passQueued = new java.util.concurrent.atomic.AtomicBoolean();
     /** Submissions waiting for their group commit; guarded by itself, as is {@link #submitTurnQueued}. */
     private final java.util.ArrayDeque<Submission> submissions = new java.util.ArrayDeque<>();
     private boolean submitTurnQueued;
 
     private record Stop(String reason, long deadlineMillis, String preemptor) {
+    }
+
+    /** A host was heard at {@code at}; {@code running} is what its agent runs (null: the agent does not say). */
+    private record Heard(Instant at, List<AllocationReport> running) {
     }
 
     public SchedulerEngine(Mutiny.SessionFactory sessions, SerialExecutor serial, Outbox outbox, JobWatchers watchers,
@@ -122,6 +135,8 @@ public class SchedulerEngine {
         this.pass = new SchedulingPass(framework, config.defaultRuntimeEstimate().toSeconds());
         this.spot = new SpotPolicy(config.spotMaxInterruptions(), config.spotPoolAvoidance().toMillis(), 0.5);
         this.retry = new RetryPolicy(config.maxRetries(), Set.of(2, 126, 127));
+        this.liveness = new HostLiveness(config.hostLostTimeout().toMillis(), System.currentTimeMillis());
+        this.reconciler = new AllocationReconciler(config.reconcileGrace().toMillis());
         queue.setDefaultQuota(parseQuota("gpucloud.scheduler.default-quota", config.defaultQuota()));
         config.quota().forEach((tenant, value) -> queue.setQuota(tenant, parseQuota("gpucloud.scheduler.quota." + tenant,
                 value)));
@@ -145,6 +160,8 @@ public class SchedulerEngine {
     }
 
     void onStart(@Observes StartupEvent event, Vertx vertx) {
+        // hosts are heard from now on: nothing from before this start counts as their silence
+        liveness.listeningSince(System.currentTimeMillis());
         serial.run(this::restore).subscribe().with(
                 n -> LOG.infof("restored %s from the database", n),
                 f -> LOG.error("could not restore the scheduler's state", f));
@@ -168,6 +185,9 @@ public class SchedulerEngine {
                             for (AllocationEntity a : allocs) {
                                 JobEntity job = byId.get(a.jobId);
                                 fleet.reserve(toAssignment(a, job == null ? "" : job.tenant));
+                                if (AllocationEntity.RUNNING.equals(a.state)) {
+                                    started.add(a.id);
+                                }
                                 byJob.computeIfAbsent(a.jobId, k -> new ArrayList<>()).add(a);
                             }
                             int queued = 0;
@@ -460,6 +480,9 @@ public class SchedulerEngine {
     public Uni<Void> hostLeft(String nodeId) {
         return operation(changes -> {
             List<Assignment> lost = fleet.remove(nodeId);
+            Set<String> foreign = reconciler.foreignHolds();
+            lost = lost.stream().filter(a -> !foreign.contains(a.allocationId())).toList();
+            reconciler.forgetHost(nodeId);
             refreshCapacity();
             LOG.infof("host %s left; %d allocation(s) on it are lost", nodeId, lost.size());
             return lose(changes, lost.stream().map(Assignment::allocationId).toList(), "host " + nodeId + " left");
@@ -475,18 +498,27 @@ public class SchedulerEngine {
     }
 
     /**
-     * A host's agent reported telemetry at {@code at}: the host is alive. Called for every telemetry
-     * record, so it only notes the time; the cluster model takes it in before it is next read.
+     * A host's agent reported telemetry at {@code at}: the host is alive, and (unless {@code running} is
+     * null) runs exactly those allocations. Called for every telemetry record, so it only notes them; the
+     * cluster model takes them in before it is next read.
      */
+    public void heardFrom(String nodeId, Instant at, List<AllocationReport> running) {
+        heard.merge(nodeId, new Heard(at, running), (a, b) -> a.at().isAfter(b.at()) ? a : b);
+    }
+
+    /** A host was heard at {@code at}, saying nothing of what it runs. */
     public void heardFrom(String nodeId, Instant at) {
-        heard.merge(nodeId, at, (a, b) -> a.isAfter(b) ? a : b);
+        heardFrom(nodeId, at, null);
     }
 
     private void applyLiveness() {
         for (String nodeId : List.copyOf(heard.keySet())) {
-            Instant at = heard.remove(nodeId);
-            if (at != null) {
-                fleet.heard(nodeId, at.toEpochMilli());
+            Heard h = heard.remove(nodeId);
+            if (h != null) {
+                fleet.heard(nodeId, h.at().toEpochMilli());
+                if (h.running() != null) {
+                    reconciler.report(nodeId, h.at().toEpochMilli(), h.running());
+                }
             }
         }
     }
@@ -691,6 +723,7 @@ public class SchedulerEngine {
                 }
                 a.state = AllocationEntity.RUNNING;
                 a.startedAt = event.occurredAt();
+                changes.started.add(a.id);
                 if (a.migProfile != null && event.migInstanceUuid() != null) {
                     a.migUuid = event.migInstanceUuid();
                 }
@@ -890,35 +923,56 @@ public class SchedulerEngine {
         applyLiveness();
         long now = System.currentTimeMillis();
         Changes sweep = new Changes();
-        return sweepLostHosts(sweep, now)
+        return reconcile(now)
+                .call(() -> sweepLostHosts(sweep, now))
                 .call(() -> expireCheckpoints(sweep, now))
                 .invoke(() -> sweep.applyTo(this))
                 .chain(() -> runPass(now));
     }
 
-    private Uni<Void> sweepLostHosts(Changes changes, long now) {
-        long timeout = config.hostLostTimeout().toMillis();
-        List<String> lost = new ArrayList<>();
-        Map<String, String> why = new LinkedHashMap<>();
-        for (Assignment a : fleet.assignments()) {
-            NodeState node = fleet.node(a.nodeId()).orElse(null);
-            if (node == null) {
-                if (now - startedMillis > timeout) {
-                    lost.add(a.allocationId());
-                    why.put(a.allocationId(), "host " + a.nodeId() + " never reported after the scheduler restarted");
-                }
-            } else if (node.lastHeardMillis() != NodeState.NEVER && now - node.lastHeardMillis() > timeout) {
-                lost.add(a.allocationId());
-                why.put(a.allocationId(), "host " + a.nodeId() + " silent for " + (now - node.lastHeardMillis()) / 1000
-                        + " s");
-            } else if (node.interruptionDeadlineMillis() != NodeState.NEVER && now > node.interruptionDeadlineMillis()) {
-                lost.add(a.allocationId());
-                why.put(a.allocationId(), "spot host " + a.nodeId() + " reclaimed");
-            }
+    /**
+     * Holds the GPUs of allocations that agents run and this scheduler does not, gives them back once
+     * the agents stop reporting them, and sends the STOPs the reconciler asks for: to end an allocation
+     * that is not the scheduler's, or to ask an agent how one of the scheduler's own ended (it answers
+     * with the allocation's EXITED, or LOST when it never ran it).
+     */
+    private Uni<Void> reconcile(long now) {
+        AllocationReconciler.Plan plan = reconciler.reconcile(fleet, started::contains, now,
+                config.hostTimeout().toMillis());
+        if (plan.isEmpty()) {
+            return Uni.createFrom().voidItem();
         }
+        for (Assignment hold : plan.hold()) {
+            fleet.reserve(hold);
+            LOG.warnf("host %s runs %s (job %s of %s) on GPUs %s, which this scheduler does not run: holding them",
+                    hold.nodeId(), hold.allocationId(), hold.jobId(), hold.tenant(), hold.gpuIndices());
+        }
+        for (String id : plan.release()) {
+            fleet.unreserve(id).ifPresent(a -> LOG.infof("host %s no longer runs %s: its GPUs %s are free again",
+                    a.nodeId(), id, a.gpuIndices()));
+        }
+        plan.conflicts().forEach(c -> LOG.errorf("GPU held twice: %s", c));
+        if (plan.stops().isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        return sessions.withTransaction(s -> {
+            Uni<Void> chain = Uni.createFrom().voidItem();
+            for (AllocationReconciler.Stop stop : plan.stops()) {
+                LOG.warnf("stopping %s on %s: %s", stop.allocationId(), stop.nodeId(), stop.reason());
+                NodeCommand cmd = new NodeCommand(stop.allocationId() + "/reconcile-" + now, NodeCommandType.STOP,
+                        stop.nodeId(), stop.allocationId(), stop.jobId(), stop.tenant(), stop.gpuIndices(), null, 0, 0,
+                        0, null, List.of(), Map.of(), null, null, null, Instant.ofEpochMilli(now), stop.reason());
+                chain = chain.call(() -> outbox.add(s, Topics.NODE_COMMANDS, stop.nodeId(), cmd));
+            }
+            return chain;
+        });
+    }
+
+    private Uni<Void> sweepLostHosts(Changes changes, long now) {
+        Map<String, String> lost = liveness.lost(fleet, now, reconciler.foreignHolds());
         Uni<Void> chain = Uni.createFrom().voidItem();
-        for (String id : lost) {
-            chain = chain.call(() -> allocationEnded(changes, id, AllocationEntity.LOST, null, why.get(id)));
+        for (Map.Entry<String, String> e : lost.entrySet()) {
+            chain = chain.call(() -> allocationEnded(changes, e.getKey(), AllocationEntity.LOST, null, e.getValue()));
         }
         return chain;
     }
@@ -1284,6 +1338,7 @@ public class SchedulerEngine {
     private static final class Changes {
         final List<JobEvent> events = new ArrayList<>();
         final List<String> released = new ArrayList<>();
+        final List<String> started = new ArrayList<>();
         final List<QueuedJob> queued = new ArrayList<>();
         final Set<String> requeued = new HashSet<>();
         final Set<String> finished = new HashSet<>();
@@ -1296,7 +1351,11 @@ public class SchedulerEngine {
         final Map<String, String> notes = new HashMap<>();
 
         void applyTo(SchedulerEngine e) {
+            e.started.addAll(started);
             released.forEach(e.fleet::unreserve);
+            released.forEach(e.started::remove);
+            long now = System.currentTimeMillis();
+            released.forEach(id -> e.reconciler.ended(id, now));
             placed.forEach((id, r) -> {
                 e.running.put(id, r);
                 e.queue.charge(r.tenant(), r.gpuMilli(), 0);

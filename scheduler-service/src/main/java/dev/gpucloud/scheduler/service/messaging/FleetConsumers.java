@@ -1,6 +1,9 @@
 package dev.gpucloud.scheduler.service.messaging;
 
 import dev.gpucloud.contracts.events.AllocationEvent;
+import dev.gpucloud.contracts.events.AllocationReport;
+import dev.gpucloud.contracts.events.EventCodec;
+import dev.gpucloud.contracts.events.TelemetrySample;
 import dev.gpucloud.contracts.events.Envelope;
 import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.JobRequest;
@@ -58,8 +61,9 @@ public class FleetConsumers {
     }
 
     /**
-     * Telemetry only tells the scheduler that a host is alive: it reads the key and the record's
-     * time and never parses the sample, so the hot topic costs little here.
+     * Telemetry tells the scheduler that a host is alive (the key and the record's time) and what its
+     * agent runs (the sample's {@code allocations}), which the engine reconciles with what it placed.
+     * A sample that cannot be read still proves the host alive; it never fails.
      */
     @Incoming("telemetry-in")
     public Uni<Void> telemetry(ConsumerRecord<String, byte[]> record) {
@@ -68,8 +72,19 @@ public class FleetConsumers {
         }
         Instant at = Instant.ofEpochMilli(record.timestamp());
         Instant now = Instant.now();
-        engine.heardFrom(record.key(), at.isAfter(now) ? now : at);
+        engine.heardFrom(record.key(), at.isAfter(now) ? now : at, runningOn(record));
         return Uni.createFrom().voidItem();
+    }
+
+    /** The allocations a telemetry record says its host runs, or null when it does not say (or cannot be read). */
+    static List<AllocationReport> runningOn(ConsumerRecord<String, byte[]> record) {
+        try {
+            TelemetrySample sample = EventCodec.decode(Topics.GPU_TELEMETRY.name(), TelemetrySample.class, record.value());
+            return sample.nodeId().equals(record.key()) ? sample.allocations() : null;
+        } catch (RuntimeException e) {
+            LOG.debugf("telemetry of %s not readable for its allocations: %s", record.key(), e.getMessage());
+            return null;
+        }
     }
 
     /**
