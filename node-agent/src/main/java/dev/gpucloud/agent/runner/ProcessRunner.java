@@ -54,7 +54,7 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
     private final Map<String, GpuLedger> hosts = new LinkedHashMap<>();
     private final Map<String, ProcessRun> runs = new LinkedHashMap<>();
     private final RecentIds seenCommands = new RecentIds(REMEMBERED);
-    private final EndedAllocations ended = new EndedAllocations(REMEMBERED);
+    private final LastWords lastWords = new LastWords(REMEMBERED);
 
     /** A runner that cannot change the hosts' MIG layout: a slot runs only on an instance already there. */
     public ProcessRunner(List<HostInventory> hosts, RunnerSettings settings, Clock clock) {
@@ -109,6 +109,7 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
             case START -> start(host, command, now, out);
             case CHECKPOINT -> checkpoint(command, now, out);
             case STOP -> stop(command, now, out);
+            case STATUS -> answerFromLastWords(command, now, out);
         }
         return out.reports();
     }
@@ -221,10 +222,12 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
                 ? "MIG instance " + claim.migInstanceUuid() + " of GPU " + claim.gpuIndices()
                 : "GPUs " + claim.gpuIndices();
         String resume = command.resumeFrom() == null ? "" : ", resuming from " + command.resumeFrom();
-        out.events.add(new AllocationEvent(command.allocationId(), command.jobId(), host.host().nodeId(),
+        AllocationEvent started = new AllocationEvent(command.allocationId(), command.jobId(), host.host().nodeId(),
                 AllocationEventType.STARTED, now, null, null,
                 what + " as " + claim.sku().code() + ": pid " + process.pid() + ", rank " + command.rank() + " of "
-                        + command.worldSize() + ", log " + log + resume, claim.migInstanceUuid()));
+                        + command.worldSize() + ", log " + log + resume, claim.migInstanceUuid());
+        lastWords.said(started);
+        out.events.add(started);
     }
 
     /**
@@ -254,7 +257,7 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
     private void checkpoint(NodeCommand command, Instant now, Collector out) {
         ProcessRun run = runs.get(command.allocationId());
         if (run == null) {
-            notRunning(command, now, out);
+            answerFromLastWords(command, now, out);
             return;
         }
         Instant deadline = command.deadline() != null && command.deadline().isAfter(now)
@@ -272,7 +275,7 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
     private void stop(NodeCommand command, Instant now, Collector out) {
         ProcessRun run = runs.get(command.allocationId());
         if (run == null) {
-            notRunning(command, now, out);
+            answerFromLastWords(command, now, out);
             return;
         }
         if (run.stopCommand != null) {
@@ -288,9 +291,9 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
                 + command.commandId() + (failed == null ? "" : ": " + failed) + "; SIGKILL at " + run.killAt);
     }
 
-    /** A CHECKPOINT or STOP for an allocation that does not run here, answered as {@link EndedAllocations} says. */
-    private void notRunning(NodeCommand command, Instant now, Collector out) {
-        EndedAllocations.Answer answer = ended.answer(command, now);
+    /** A STATUS, or a CHECKPOINT or STOP for an allocation that does not run here, answered as {@link LastWords} says. */
+    private void answerFromLastWords(NodeCommand command, Instant now, Collector out) {
+        LastWords.Answer answer = lastWords.answer(command, now);
         // an end this very call already reports (it fell due just before the command) is not said twice
         if (answer.event() != null && !out.events.contains(answer.event())) {
             out.events.add(answer.event());
@@ -303,7 +306,7 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
     private void refuse(NodeCommand command, int code, String problem, Instant now, Collector out) {
         AllocationEvent refused = new AllocationEvent(command.allocationId(), command.jobId(), command.nodeId(),
                 AllocationEventType.EXITED, now, code, null, "cannot start: " + problem);
-        ended.ended(refused);
+        lastWords.said(refused);
         out.events.add(refused);
     }
 
@@ -478,7 +481,7 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
         out.events.add(exited);
         run.host.release(run.allocationId());
         runs.remove(run.allocationId());
-        ended.ended(exited);
+        lastWords.said(exited);
     }
 
     private void usage(ProcessRun run, List<Interval> intervals, Collector out) {

@@ -1,7 +1,7 @@
 package dev.gpucloud.agent.sim;
 
 import dev.gpucloud.agent.runner.GpuLedger;
-import dev.gpucloud.agent.runner.EndedAllocations;
+import dev.gpucloud.agent.runner.LastWords;
 import dev.gpucloud.agent.runner.RecentIds;
 import dev.gpucloud.agent.runner.Interval;
 import dev.gpucloud.agent.runner.UsageMeter;
@@ -50,7 +50,7 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
     private final Map<String, SimulatedHost> hosts = new LinkedHashMap<>();
     private final Map<String, SimulatedRun> runs = new LinkedHashMap<>();
     private final RecentIds seenCommands = new RecentIds(REMEMBERED_COMMANDS);
-    private final EndedAllocations ended = new EndedAllocations(REMEMBERED_COMMANDS);
+    private final LastWords lastWords = new LastWords(REMEMBERED_COMMANDS);
 
     public SimulatedFleet(SimulationSettings settings, Clock clock) {
         this.settings = settings;
@@ -121,6 +121,7 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
             case START -> start(host, command, now, out);
             case CHECKPOINT -> checkpoint(command, now, out);
             case STOP -> stop(command, now, out);
+            case STATUS -> answerFromLastWords(command, now, out);
         }
         return out.reports();
     }
@@ -140,7 +141,7 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
         if (result.claim() == null) {
             AllocationEvent refused = new AllocationEvent(command.allocationId(), command.jobId(), host.nodeId(),
                     AllocationEventType.EXITED, now, EXIT_CANNOT_START, null, "cannot start: " + result.problem());
-            ended.ended(refused);
+            lastWords.said(refused);
             out.events.add(refused);
             return;
         }
@@ -153,10 +154,12 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
                 ? "MIG instance " + result.claim().migInstanceUuid() + " of GPU " + result.claim().gpuIndices()
                 : "GPUs " + result.claim().gpuIndices();
         String resume = command.resumeFrom() == null ? "" : ", resuming from " + command.resumeFrom();
-        out.events.add(new AllocationEvent(command.allocationId(), command.jobId(), host.nodeId(),
+        AllocationEvent started = new AllocationEvent(command.allocationId(), command.jobId(), host.nodeId(),
                 AllocationEventType.STARTED, now, null, null,
                 what + " as " + result.claim().sku().code() + " for " + seconds(plan.duration()) + " ("
-                        + plan.reason() + ")" + resume, result.claim().migInstanceUuid()));
+                        + plan.reason() + ")" + resume, result.claim().migInstanceUuid());
+        lastWords.said(started);
+        out.events.add(started);
         // A run of no length ends at once.
         advanceTo(now, out);
     }
@@ -164,7 +167,7 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
     private void checkpoint(NodeCommand command, Instant now, Collector out) {
         SimulatedRun run = runs.get(command.allocationId());
         if (run == null) {
-            notRunning(command, now, out);
+            answerFromLastWords(command, now, out);
             return;
         }
         String dir = firstText(command.checkpointDir(), run.start.checkpointDir(), "/checkpoints/" + run.start.jobId());
@@ -181,7 +184,7 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
     private void stop(NodeCommand command, Instant now, Collector out) {
         SimulatedRun run = runs.get(command.allocationId());
         if (run == null) {
-            notRunning(command, now, out);
+            answerFromLastWords(command, now, out);
             return;
         }
         finish(run, now, EXIT_STOPPED, "stopped by command " + command.commandId()
@@ -189,9 +192,9 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
                 + seconds(Duration.between(run.startedAt, now)), out);
     }
 
-    /** A CHECKPOINT or STOP for an allocation that does not run here, answered as {@link EndedAllocations} says. */
-    private void notRunning(NodeCommand command, Instant now, Collector out) {
-        EndedAllocations.Answer answer = ended.answer(command, now);
+    /** A STATUS, or a CHECKPOINT or STOP for an allocation that does not run here, answered as {@link LastWords} says. */
+    private void answerFromLastWords(NodeCommand command, Instant now, Collector out) {
+        LastWords.Answer answer = lastWords.answer(command, now);
         // an end this very call already reports (it fell due just before the command) is not said twice
         if (answer.event() != null && !out.events.contains(answer.event())) {
             out.events.add(answer.event());
@@ -223,7 +226,7 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
                     AllocationEventType.LOST, now, null, null, "host " + nodeId + " was lost (injected fault)");
             out.events.add(lost);
             runs.remove(run.allocationId());
-            ended.ended(lost);
+            lastWords.said(lost);
         }
         hosts.remove(nodeId);
         out.notes.add("host " + nodeId + " lost (injected fault)");
@@ -276,7 +279,7 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
         out.events.add(exited);
         run.host.release(run.allocationId());
         runs.remove(run.allocationId());
-        ended.ended(exited);
+        lastWords.said(exited);
     }
 
     private void usage(SimulatedRun run, List<Interval> intervals, Collector out) {

@@ -233,6 +233,22 @@ class SimulatedFleetTest {
     }
 
     @Test
+    void aStatusIsAnsweredWithTheAllocationsLastWordAndChangesNothing() {
+        fleet.handle(start("sim-a100-0", "a1", List.of(0), List.of("sleep", "100")));
+        assertThat(fleet.handle(mk(NodeCommandType.STATUS, "sim-a100-0", "a1")).allocationEvents()).singleElement()
+                .satisfies(e -> assertThat(e.type()).isEqualTo(AllocationEventType.STARTED));
+        assertThat(fleet.running()).hasSize(1);
+        fleet.handle(mk(NodeCommandType.STOP, "sim-a100-0", "a1"));
+        assertThat(fleet.handle(mk(NodeCommandType.STATUS, "sim-a100-0", "a1")).allocationEvents()).singleElement()
+                .satisfies(e -> {
+                    assertThat(e.type()).isEqualTo(AllocationEventType.EXITED);
+                    assertThat(e.exitCode()).isEqualTo(SimulatedFleet.EXIT_STOPPED);
+                });
+        assertThat(fleet.handle(mk(NodeCommandType.STATUS, "sim-a100-0", "never")).allocationEvents()).singleElement()
+                .satisfies(e -> assertThat(e.type()).isEqualTo(AllocationEventType.LOST));
+    }
+
+    @Test
     void aStopsReasonIsRepeatedOnTheExit() {
         fleet.handle(start("sim-a100-0", "a1", List.of(0), List.of("sleep", "100")));
         NodeCommand stop = mk(NodeCommandType.STOP, "sim-a100-0", "a1");

@@ -22,9 +22,12 @@ import java.util.function.Predicate;
  *   <li>An allocation the agent reports and the scheduler does not hold (it never placed it, or
  *       already counts it ended) holds its GPUs at once, so no new work is placed on a GPU that is
  *       busy, and is stopped if the agent still reports it after the grace period.</li>
- *   <li>An allocation the scheduler holds as started but the agent has stopped reporting is asked
- *       about (a STOP) once it has been missing for the grace period: the agent answers with how it
- *       ended, or LOST if it does not know it. The scheduler never declares it lost on absence alone.</li>
+ *   <li>An allocation the scheduler holds but the agent does not report is asked about (a STATUS,
+ *       which changes nothing on the host) once it has been missing for the grace period: the agent
+ *       answers with its last word on it (STARTED, EXITED or LOST), or LOST if it never ran it. The
+ *       scheduler never declares it lost on absence alone.</li>
+ *   <li>What an agent reports running is evidence that it started: the scheduler can take that as
+ *       the STARTED it may have missed.</li>
  * </ul>
  * The grace period covers the races between a host's reports and its allocation events (a START on
  * its way, an exit the scheduler has not read yet). Reports come from {@code gpu.telemetry}; agents
@@ -47,18 +50,32 @@ public final class AllocationReconciler {
     private record HostReport(long atMillis, Map<String, AllocationReport> running) {
     }
 
-    /** What a reconciliation asks of the scheduler. */
-    public record Plan(List<Assignment> hold, List<String> release, List<Stop> stops, List<String> conflicts) {
+    /**
+     * What a reconciliation asks of the scheduler: holds to take and give back, commands to send, and
+     * its own allocations that their agents report running ({@code running}: evidence of a start).
+     */
+    public record Plan(List<Assignment> hold, List<String> release, List<Ask> asks, List<String> conflicts,
+            List<AllocationReport> running) {
         public boolean isEmpty() {
-            return hold.isEmpty() && release.isEmpty() && stops.isEmpty() && conflicts.isEmpty();
+            return hold.isEmpty() && release.isEmpty() && asks.isEmpty() && conflicts.isEmpty() && running.isEmpty();
+        }
+
+        /** The asks that stop an allocation the scheduler does not run. */
+        public List<Ask> stops() {
+            return asks.stream().filter(Ask::unknown).toList();
+        }
+
+        /** The asks for how one of the scheduler's own allocations stands. */
+        public List<Ask> statusQueries() {
+            return asks.stream().filter(a -> !a.unknown()).toList();
         }
     }
 
     /**
-     * A STOP to send: for an allocation the scheduler does not own ({@code unknown}), or to ask the
-     * agent about one of its own that the agent no longer reports.
+     * A command to send: a STOP for an allocation the scheduler does not run ({@code unknown}), or a
+     * STATUS to ask the agent about one of the scheduler's own that it no longer reports.
      */
-    public record Stop(String allocationId, String jobId, String tenant, String nodeId, List<Integer> gpuIndices,
+    public record Ask(String allocationId, String jobId, String tenant, String nodeId, List<Integer> gpuIndices,
             boolean unknown, String reason) {
     }
 
@@ -103,15 +120,16 @@ public final class AllocationReconciler {
 
     /**
      * Compares every host's latest report with the fleet's holds. {@code started} says whether one of
-     * the scheduler's allocations is known to have started (so its absence from a report means
-     * something; a START may still be on its way otherwise). {@code staleAfterMillis}: a report older
-     * than this no longer keeps a foreign hold (the host has gone quiet; its liveness decides the rest).
+     * the scheduler's allocations is known to have started: those that are not, but that their host
+     * reports, come back in the plan's {@code running}. {@code staleAfterMillis}: a report older than
+     * this no longer keeps a foreign hold (the host has gone quiet; its liveness decides the rest).
      */
     public Plan reconcile(Fleet fleet, Predicate<String> started, long nowMillis, long staleAfterMillis) {
         List<Assignment> hold = new ArrayList<>();
         List<String> release = new ArrayList<>();
-        List<Stop> stops = new ArrayList<>();
+        List<Ask> stops = new ArrayList<>();
         List<String> conflicts = new ArrayList<>();
+        List<AllocationReport> running = new ArrayList<>();
         Set<String> seenOwn = new HashSet<>();
         for (Map.Entry<String, HostReport> e : reports.entrySet()) {
             String nodeId = e.getKey();
@@ -125,6 +143,9 @@ public final class AllocationReconciler {
                 String id = r.allocationId();
                 if (held.containsKey(id) && !foreign.containsKey(id)) {
                     seenOwn.add(id);
+                    if (!stale && !started.test(id)) {
+                        running.add(r);
+                    }
                     continue;
                 }
                 Long ended = endedAt.get(id);
@@ -149,7 +170,7 @@ public final class AllocationReconciler {
                 }
                 long since = unknownSince.computeIfAbsent(id, k -> report.atMillis());
                 if (report.atMillis() - since >= graceMillis && due(id, nowMillis)) {
-                    stops.add(new Stop(id, r.jobId(), r.tenant(), nodeId, r.gpuIndices(), true,
+                    stops.add(new Ask(id, r.jobId(), r.tenant(), nodeId, r.gpuIndices(), true,
                             "allocation " + id + " of job " + r.jobId() + " is not one this scheduler runs (reported by "
                                     + nodeId + " since " + Instant.ofEpochMilli(since) + ")"));
                     askedAt.put(id, nowMillis);
@@ -169,14 +190,14 @@ public final class AllocationReconciler {
             }
             for (Assignment a : held.values()) {
                 String id = a.allocationId();
-                if (foreign.containsKey(id) || report.running().containsKey(id) || !started.test(id)) {
+                if (foreign.containsKey(id) || report.running().containsKey(id)) {
                     continue;
                 }
                 long since = absentSince.computeIfAbsent(id, k -> report.atMillis());
                 if (report.atMillis() - since >= graceMillis && due(id, nowMillis)) {
-                    stops.add(new Stop(id, a.jobId(), a.tenant(), nodeId, a.gpuIndices(), false,
+                    stops.add(new Ask(id, a.jobId(), a.tenant(), nodeId, a.gpuIndices(), false,
                             "host " + nodeId + " has not reported allocation " + id + " since "
-                                    + Instant.ofEpochMilli(since) + "; asking its agent how it ended"));
+                                    + Instant.ofEpochMilli(since) + "; asking its agent how it stands"));
                     askedAt.put(id, nowMillis);
                 }
             }
@@ -188,7 +209,7 @@ public final class AllocationReconciler {
         askedAt.keySet().removeIf(id -> fleet.assignment(id).isEmpty() && !unknownSince.containsKey(id));
         unknownSince.keySet().removeIf(id -> !foreign.containsKey(id) && notReported(id));
         conflicted.removeIf(id -> !unknownSince.containsKey(id));
-        return new Plan(hold, release, stops, conflicts);
+        return new Plan(hold, release, stops, conflicts, running);
     }
 
     /** Ends older than {@code cutoffMillis} can no longer meet a report that predates them. */

@@ -130,6 +130,11 @@ class LifecycleServiceTest {
 
     /** The next command for any of the hosts, decoded. */
     NodeCommand nextCommand(String... nodes) {
+        return nextCommand(Duration.ofSeconds(20), nodes);
+    }
+
+    /** The next command for any of the hosts within {@code atMost}, decoded. */
+    NodeCommand nextCommand(Duration atMost, String... nodes) {
         List<String> keys = List.of(nodes);
         for (var it = unread.iterator(); it.hasNext(); ) {
             NodeCommand c = it.next();
@@ -138,7 +143,7 @@ class LifecycleServiceTest {
                 return c;
             }
         }
-        List<ConsumerRecord<String, byte[]>> got = commands.next(r -> keys.contains(r.key()), 1, Duration.ofSeconds(20));
+        List<ConsumerRecord<String, byte[]>> got = commands.next(r -> keys.contains(r.key()), 1, atMost);
         assertThat(got).as("a node command for %s", keys).isNotEmpty();
         got.subList(1, got.size()).forEach(r -> unread.add(EventRecords.decode(Topics.NODE_COMMANDS, r).payload()));
         return EventRecords.decode(Topics.NODE_COMMANDS, got.get(0)).payload();
@@ -153,6 +158,9 @@ class LifecycleServiceTest {
         kafka.send(EventRecords.record(Topics.NODE_EVENTS, nodeId, new NodeEvent(nodeId, type, Instant.now(), deadline,
                 null, null, "test"), "test"));
     }
+
+    /** Reconciliation acts on a scheduling pass: within the reschedule interval after the grace, and a margin. */
+    static final Duration RECONCILED = Duration.ofSeconds(60);
 
     /** Sends host {@code nodeId}'s telemetry, saying it runs {@code running}, once a second until stopped. */
     AutoCloseable reporting(String nodeId, java.util.function.Supplier<List<AllocationReport>> running) {
@@ -173,7 +181,7 @@ class LifecycleServiceTest {
         var running = new java.util.concurrent.atomic.AtomicReference<List<AllocationReport>>(List.of(
                 new AllocationReport("orphan-" + model, "job-gone", "someone", List.of(0), null, null, 1000)));
         try (AutoCloseable telemetry = reporting(node, running::get)) {
-            NodeCommand stop = nextCommand(node);
+            NodeCommand stop = nextCommand(RECONCILED, node);
             assertThat(stop.type()).isEqualTo(NodeCommandType.STOP);
             assertThat(stop.allocationId()).isEqualTo("orphan-" + model);
             assertThat(stop.reason()).contains("is not one this scheduler runs");
@@ -183,7 +191,10 @@ class LifecycleServiceTest {
             assertThat(job(waiting).getState()).as("the only GPU is busy with the orphan").isEqualTo(JobState.PENDING);
 
             running.set(List.of()); // the agent stopped it
-            NodeCommand start = nextCommand(node);
+            NodeCommand start = nextCommand(RECONCILED, node);
+            while (start.type() == NodeCommandType.STOP) { // a repeat of the stop, sent before the host's last report
+                start = nextCommand(RECONCILED, node);
+            }
             assertThat(start.type()).isEqualTo(NodeCommandType.START);
             assertThat(start.jobId()).isEqualTo(waiting);
             assertThat(start.gpuIndices()).containsExactly(0);
@@ -191,7 +202,7 @@ class LifecycleServiceTest {
     }
 
     @Test
-    void aStartedAllocationItsAgentNoLongerReportsIsAskedAboutAndLostOnlyOnTheAgentsWord() throws Exception {
+    void anAllocationItsAgentNoLongerReportsIsAskedAboutAndLostOnlyOnTheAgentsWord() throws Exception {
         String node = "forgetful-host-" + model;
         join(host(node, 1, CapacityType.ON_DEMAND, null, false));
         String id = submit(spec(1));
@@ -199,17 +210,33 @@ class LifecycleServiceTest {
         report(start, AllocationEventType.STARTED, null, null);
         await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.RUNNING);
         try (AutoCloseable telemetry = reporting(node, List::of)) {
-            NodeCommand ask = nextCommand(node);
-            assertThat(ask.type()).isEqualTo(NodeCommandType.STOP);
+            NodeCommand ask = nextCommand(RECONCILED, node);
+            assertThat(ask.type()).isEqualTo(NodeCommandType.STATUS);
             assertThat(ask.allocationId()).isEqualTo(start.allocationId());
             assertThat(ask.reason()).contains("has not reported allocation");
             assertThat(job(id).getState()).as("absence alone loses nothing").isEqualTo(JobState.RUNNING);
 
             report(ask, AllocationEventType.LOST, null, null); // the agent's word: it does not run it
             await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() != JobState.RUNNING);
-            NodeCommand again = nextCommand(node);
+            NodeCommand again = nextCommand(RECONCILED, node);
+            while (again.type() == NodeCommandType.STATUS) {
+                again = nextCommand(RECONCILED, node);
+            }
             assertThat(again.type()).isEqualTo(NodeCommandType.START);
             assertThat(again.jobId()).isEqualTo(id);
+        }
+    }
+
+    @Test
+    void anAllocationItsAgentReportsRunningCountsAsStartedWhenItsStartedEventWasMissed() throws Exception {
+        String node = "quiet-starter-" + model;
+        join(host(node, 1, CapacityType.ON_DEMAND, null, false));
+        String id = submit(spec(1));
+        NodeCommand start = nextCommand(node);
+        assertThat(job(id).getState()).isEqualTo(JobState.SCHEDULED);
+        try (AutoCloseable telemetry = reporting(node, () -> List.of(new AllocationReport(start.allocationId(),
+                start.jobId(), start.tenant(), start.gpuIndices(), null, null, 1000)))) {
+            await().atMost(RECONCILED).until(() -> job(id).getState() == JobState.RUNNING);
         }
     }
 

@@ -719,6 +719,9 @@ public class SchedulerEngine {
         return switch (event.type()) {
             case STARTED -> s.find(AllocationEntity.class, event.allocationId()).flatMap(a -> {
                 if (a == null || !AllocationEntity.STARTING.equals(a.state)) {
+                    if (a != null && AllocationEntity.RUNNING.equals(a.state)) {
+                        changes.started.add(a.id);
+                    }
                     return Uni.createFrom().voidItem();
                 }
                 a.state = AllocationEntity.RUNNING;
@@ -923,7 +926,7 @@ public class SchedulerEngine {
         applyLiveness();
         long now = System.currentTimeMillis();
         Changes sweep = new Changes();
-        return reconcile(now)
+        return reconcile(sweep, now)
                 .call(() -> sweepLostHosts(sweep, now))
                 .call(() -> expireCheckpoints(sweep, now))
                 .invoke(() -> sweep.applyTo(this))
@@ -932,11 +935,12 @@ public class SchedulerEngine {
 
     /**
      * Holds the GPUs of allocations that agents run and this scheduler does not, gives them back once
-     * the agents stop reporting them, and sends the STOPs the reconciler asks for: to end an allocation
-     * that is not the scheduler's, or to ask an agent how one of the scheduler's own ended (it answers
-     * with the allocation's EXITED, or LOST when it never ran it).
+     * the agents stop reporting them, and sends what the reconciler asks: a STOP for an allocation that
+     * is not the scheduler's, a STATUS for one of its own that its host no longer reports (the agent
+     * answers with its STARTED, EXITED or LOST). An allocation its host reports running counts as
+     * started, should its STARTED event have been missed.
      */
-    private Uni<Void> reconcile(long now) {
+    private Uni<Void> reconcile(Changes changes, long now) {
         AllocationReconciler.Plan plan = reconciler.reconcile(fleet, started::contains, now,
                 config.hostTimeout().toMillis());
         if (plan.isEmpty()) {
@@ -952,17 +956,29 @@ public class SchedulerEngine {
                     a.nodeId(), id, a.gpuIndices()));
         }
         plan.conflicts().forEach(c -> LOG.errorf("GPU held twice: %s", c));
-        if (plan.stops().isEmpty()) {
+        if (plan.asks().isEmpty() && plan.running().isEmpty()) {
             return Uni.createFrom().voidItem();
         }
         return sessions.withTransaction(s -> {
             Uni<Void> chain = Uni.createFrom().voidItem();
-            for (AllocationReconciler.Stop stop : plan.stops()) {
-                LOG.warnf("stopping %s on %s: %s", stop.allocationId(), stop.nodeId(), stop.reason());
-                NodeCommand cmd = new NodeCommand(stop.allocationId() + "/reconcile-" + now, NodeCommandType.STOP,
-                        stop.nodeId(), stop.allocationId(), stop.jobId(), stop.tenant(), stop.gpuIndices(), null, 0, 0,
-                        0, null, List.of(), Map.of(), null, null, null, Instant.ofEpochMilli(now), stop.reason());
-                chain = chain.call(() -> outbox.add(s, Topics.NODE_COMMANDS, stop.nodeId(), cmd));
+            for (AllocationReconciler.Ask ask : plan.asks()) {
+                NodeCommandType type = ask.unknown() ? NodeCommandType.STOP : NodeCommandType.STATUS;
+                LOG.warnf("%s %s on %s: %s", ask.unknown() ? "stopping" : "asking about", ask.allocationId(),
+                        ask.nodeId(), ask.reason());
+                NodeCommand cmd = new NodeCommand(ask.allocationId() + "/" + type.name().toLowerCase() + "-" + now, type,
+                        ask.nodeId(), ask.allocationId(), ask.jobId(), ask.tenant(), ask.gpuIndices(), null, 0, 0, 0,
+                        null, List.of(), Map.of(), null, null, null, Instant.ofEpochMilli(now), ask.reason());
+                chain = chain.call(() -> outbox.add(s, Topics.NODE_COMMANDS, ask.nodeId(), cmd));
+            }
+            for (AllocationReport r : plan.running()) {
+                Assignment a = fleet.assignment(r.allocationId()).orElse(null);
+                if (a == null) {
+                    continue;
+                }
+                AllocationEvent start = new AllocationEvent(r.allocationId(), a.jobId(), a.nodeId(),
+                        dev.gpucloud.contracts.events.AllocationEventType.STARTED, Instant.ofEpochMilli(now), null, null,
+                        "reported running by its host", r.migInstanceUuid());
+                chain = chain.call(() -> applyAllocationEvent(s, changes, start));
             }
             return chain;
         });

@@ -147,6 +147,11 @@ public class FleetConsumers {
                     || state.startsWith("57");
         }
         for (Throwable c = e; c != null; c = c.getCause()) {
+            // the pool closes while the service shuts down: the next instance must get these events, not the DLQ
+            if (String.valueOf(c.getMessage()).contains("Pool closed")
+                    || String.valueOf(c.getMessage()).contains("Connection is not active")) {
+                return true;
+            }
             if (c instanceof java.net.ConnectException || c instanceof java.io.IOException
                     || c instanceof io.vertx.core.VertxException && String.valueOf(c.getMessage()).contains("closed")) {
                 return true;
