@@ -37,6 +37,19 @@ public final class SchedulingPass {
     }
 
     /**
+     * Places one job, or says why it cannot be. A job whose placement throws (a bug its request
+     * triggers) is unresolvable with the failure as its reason: it fails alone, and the pass goes on
+     * for every other job instead of failing whole, again and again.
+     */
+    private Decision place(Fleet fleet, QueuedJob job, long nowMillis) {
+        try {
+            return framework.place(fleet, job.request(), nowMillis);
+        } catch (RuntimeException e) {
+            return Decision.unresolvable("placement failed: " + e);
+        }
+    }
+
+    /**
      * @param running jobs holding GPUs now
      * @param preempting jobs whose preemptions are already under way (no new victims for them)
      */
@@ -47,7 +60,7 @@ public final class SchedulingPass {
         List<Assignment> plan = List.of();
         for (QueuedJob job : queue.order()) {
             if (head == null) {
-                Decision d = framework.place(fleet, job.request(), nowMillis);
+                Decision d = place(fleet, job, nowMillis);
                 if (d.isPlaced()) {
                     result.placed(job, d, false);
                     queue.remove(job.jobId());
@@ -79,7 +92,7 @@ public final class SchedulingPass {
                 plan = shadow.plan();
                 continue;
             }
-            Decision d = framework.place(fleet, job.request(), nowMillis);
+            Decision d = place(fleet, job, nowMillis);
             if (!d.isPlaced()) {
                 if (d.code() == Status.Code.UNRESOLVABLE) {
                     result.unresolvable(job, d.summary());

@@ -8,6 +8,7 @@ import dev.gpucloud.contracts.events.PriorityClass;
 import dev.gpucloud.scheduler.cluster.Assignment;
 import dev.gpucloud.scheduler.cluster.Fleet;
 import dev.gpucloud.scheduler.framework.PlacementFramework;
+import dev.gpucloud.scheduler.framework.Plugins;
 import dev.gpucloud.scheduler.framework.PlacementRequest;
 import dev.gpucloud.scheduler.framework.Profile;
 import java.util.ArrayList;
@@ -81,6 +82,37 @@ class SchedulingPassTest {
         queue.enqueue(job("b-1", "b", PriorityClass.NORMAL, 2, 0));
         assertThat(queue.order()).extracting(QueuedJob::jobId).containsExactly("b-1", "a-1");
         assertThat(queue.refusal("a", 3000)).isNotNull();
+    }
+
+    @Test
+    void aJobWhosePlacementThrowsFailsAloneAndTheOthersArePlaced() {
+        Plugins.Score poisoned = new Plugins.Score() {
+            @Override
+            public String name() {
+                return "Poisoned";
+            }
+
+            @Override
+            public int score(dev.gpucloud.scheduler.framework.CycleState state, PlacementRequest request,
+                    dev.gpucloud.scheduler.cluster.NodeState node) {
+                if (request.jobId().equals("poison")) {
+                    throw new IllegalStateException("a bug this request triggers");
+                }
+                return 50;
+            }
+        };
+        SchedulingPass guarded = new SchedulingPass(new PlacementFramework(Profile.builder("poisoned")
+                .score(poisoned, 1).build()), 86_400);
+        Fleet fleet = new Fleet();
+        host("h").add(fleet);
+        queue.enqueue(job("before", "a", PriorityClass.NORMAL, 1, 0));
+        queue.enqueue(job("poison", "a", PriorityClass.NORMAL, 1, 0));
+        queue.enqueue(job("after", "a", PriorityClass.NORMAL, 1, 0));
+        PassResult r = guarded.run(fleet, queue, running, Set.of(), NOW);
+        assertThat(r.placed()).extracting(p -> p.job().jobId()).containsExactly("before", "after");
+        assertThat(r.unresolvable()).containsOnlyKeys("poison");
+        assertThat(r.unresolvable().get("poison")).isEqualTo(
+                "placement failed: java.lang.IllegalStateException: a bug this request triggers");
     }
 
     @Test
