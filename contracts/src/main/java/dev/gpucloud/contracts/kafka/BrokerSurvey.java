@@ -59,6 +59,7 @@ public final class BrokerSurvey {
     public static Survey survey(String bootstrapServers, Duration timeout) throws Exception {
         Properties admin = new Properties();
         admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        admin.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         admin.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         String clusterId;
         try (Admin client = Admin.create(admin)) {
