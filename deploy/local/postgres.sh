@@ -32,7 +32,9 @@ debian_cluster() { [ "$PGPORT" = 5432 ] && command -v pg_ctlcluster >/dev/null 2
 
 # superuser_sql SQL: runs SQL as a superuser of whichever server we have.
 superuser_sql() {
-  if [ -f "$EMBEDDED_PID" ]; then
+  # ours, or (on a port other than the Debian cluster's) one that another run folder started: the
+  # embedded server lets its superuser in without a password
+  if [ -f "$EMBEDDED_PID" ] || { [ "$PGPORT" != 5432 ] && [ -z "${PGSUPERPASSWORD:-}" ] && [ -f "$EMBEDDED_LIB/.complete" ]; }; then
     java -cp "$EMBEDDED_LIB/*" "$ROOT/deploy/local/embedded-postgres/Sql.java" "$PGPORT" "$1"
   elif [ "$PGHOST" = localhost ] && command -v runuser >/dev/null 2>&1 && id postgres >/dev/null 2>&1 \
       && [ "$(id -u)" = 0 ]; then
