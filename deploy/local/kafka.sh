@@ -39,10 +39,19 @@ ensure_topics() {
   java -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$jar:$LIB/*" dev.gpucloud.contracts.kafka.TopicProvisioner "$BOOTSTRAP" >&2
 }
 
+# survey: the cluster id of a broker that was already running and the hosts its gpu.inventory describes.
+survey() {
+  local jar; jar="$(contracts_jar)"
+  if [ -z "$jar" ]; then echo "(unknown: contracts jar not built)"; return 0; fi
+  assemble >&2
+  java -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$jar:$LIB/*" dev.gpucloud.contracts.kafka.BrokerSurvey \
+    "$BOOTSTRAP" 2>/dev/null || echo "(it did not answer a survey in 15 s)"
+}
+
 start() {
   if pid_alive "$PID"; then say "kafka already running (pid $(cat "$PID")) on $BOOTSTRAP"; return 0; fi
   if port_open localhost "$KAFKA_PORT"; then
-    say "something already listens on $BOOTSTRAP: using it as the broker"
+    say "something already listens on $BOOTSTRAP: adopting it as the broker; it holds $(survey)"
     ensure_topics; return 0
   fi
   assemble

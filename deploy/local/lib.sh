@@ -29,14 +29,14 @@ wait_for() {
 # pid_alive FILE: true when FILE names a running process.
 pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
-# stop_pid NAME FILE: SIGTERM, wait up to 20 s, then SIGKILL.
+# stop_pid NAME FILE [SECONDS]: SIGTERM, wait up to SECONDS (20), then SIGKILL.
 stop_pid() {
-  local name="$1" file="$2"
+  local name="$1" file="$2" secs="${3:-20}"
   if ! pid_alive "$file"; then rm -f "$file"; return 0; fi
   local pid; pid="$(cat "$file")"
   kill "$pid" 2>/dev/null || true
-  for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-  if kill -0 "$pid" 2>/dev/null; then say "  $name did not stop in 20 s; killing"; kill -9 "$pid" 2>/dev/null || true; fi
+  for _ in $(seq 1 $((secs * 2))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  if kill -0 "$pid" 2>/dev/null; then say "  $name did not stop in $secs s; killing"; kill -9 "$pid" 2>/dev/null || true; fi
   rm -f "$file"
   say "  stopped $name (pid $pid)"
 }

@@ -24,6 +24,7 @@ import dev.gpucloud.contracts.grpc.v1.WatchJobRequest;
 import dev.gpucloud.contracts.grpc.v1.WorkerPlacement;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.PrintWriter;
 import java.time.Instant;
@@ -57,19 +58,60 @@ public class GpucloudCli {
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 
-    /** Runs the CLI; a gRPC error prints its status and message and exits 1. */
+    /**
+     * Runs the CLI. A mistyped option is one line on stderr and exit 2; a gRPC error prints its
+     * status and message, an unreachable scheduler says which address was tried, and either exits 1.
+     * Nothing prints a stack trace.
+     */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
-        CommandLine cli = new CommandLine(new GpucloudCli());
+        GpucloudCli root = new GpucloudCli();
+        CommandLine cli = new CommandLine(root);
         cli.setOut(out);
         cli.setErr(err);
-        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            if (e instanceof StatusRuntimeException sre) {
-                err.println("error: " + sre.getStatus().getCode() + ": " + sre.getStatus().getDescription());
-                return 1;
-            }
-            throw e;
+        cli.setParameterExceptionHandler((e, ignored) -> {
+            err.println("error: " + firstLine(e.getMessage()) + " (see "
+                    + e.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
+            err.flush();
+            return 2;
         });
-        return cli.execute(args);
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            err.println("error: " + describe(e, root.scheduler));
+            err.flush();
+            return 1;
+        });
+        int code = cli.execute(args);
+        out.flush();
+        return code;
+    }
+
+    /** One line that says what went wrong and, where the scheduler could not be reached, what to do. */
+    static String describe(Exception e, String scheduler) {
+        if (e instanceof StatusRuntimeException sre) {
+            Status status = sre.getStatus();
+            if (status.getCode() == Status.Code.UNAVAILABLE) {
+                return "cannot reach the scheduler at " + scheduler + " (" + unreachable(status) + "); start the stack with"
+                        + " ./gpucloud up, or point --scheduler (env GPUCLOUD_SCHEDULER) at a running one";
+            }
+            return status.getCode() + ": " + firstLine(String.valueOf(status.getDescription()));
+        }
+        return e.getClass().getSimpleName() + ": " + firstLine(String.valueOf(e.getMessage()));
+    }
+
+    /** Why a channel could not connect, in the words of the socket error rather than Netty's. */
+    static String unreachable(Status status) {
+        for (Throwable t = status.getCause(); t != null; t = t.getCause()) {
+            if (t instanceof java.net.ConnectException) {
+                return "connection refused";
+            }
+            if (t instanceof java.net.UnknownHostException) {
+                return "unknown host";
+            }
+        }
+        return firstLine(String.valueOf(status.getDescription()));
+    }
+
+    static String firstLine(String text) {
+        return text.lines().findFirst().orElse("").strip();
     }
 
     ManagedChannel channel() {
@@ -115,12 +157,15 @@ public class GpucloudCli {
         int workers;
         @Option(names = "--model", description = "Allowed GPU model (repeatable).")
         List<String> models = new ArrayList<>();
-        @Option(names = "--interconnect", defaultValue = "none", description = "none, nvlink or rdma.")
-        String interconnect;
-        @Option(names = "--capacity", defaultValue = "on-demand", description = "on-demand, spot or spot-preferred.")
-        String capacity;
-        @Option(names = "--priority", defaultValue = "normal", description = "low, normal or high.")
-        String priority;
+        @Option(names = "--interconnect", defaultValue = "none", converter = Choice.OfInterconnect.class,
+                description = "none, nvlink or rdma (any case).")
+        Interconnect interconnect;
+        @Option(names = "--capacity", defaultValue = "on-demand", converter = Choice.OfCapacity.class,
+                description = "on-demand, spot or spot-preferred (any case).")
+        CapacityPreference capacity;
+        @Option(names = "--priority", defaultValue = "normal", converter = Choice.OfPriority.class,
+                description = "low, normal or high (any case).")
+        PriorityClass priority;
         @Option(names = "--checkpoint-every", defaultValue = "0", description = "Checkpoint interval in seconds.")
         int checkpointEvery;
         @Option(names = "--checkpoint-to", description = "Checkpoint location.")
@@ -145,9 +190,9 @@ public class GpucloudCli {
                     .setGpusPerWorker(gpus)
                     .setMilliGpu(milliGpu)
                     .addAllGpuModels(models)
-                    .setInterconnect(Interconnect.valueOf("INTERCONNECT_" + upper(interconnect)))
-                    .setCapacity(CapacityPreference.valueOf("CAPACITY_" + upper(capacity)))
-                    .setPriority(PriorityClass.valueOf("PRIORITY_" + upper(priority)))
+                    .setInterconnect(interconnect)
+                    .setCapacity(capacity)
+                    .setPriority(priority)
                     .setRuntimeEstimateSeconds(estimate)
                     .addAllCommand(command)
                     .putAllEnv(env);
@@ -168,17 +213,14 @@ public class GpucloudCli {
                     + job.getState() + "  " + job.getReason());
             return 0;
         }
-
-        private static String upper(String value) {
-            return value.toUpperCase().replace('-', '_');
-        }
     }
 
     @Command(name = "jobs", description = "List jobs, newest first.")
     static class Jobs extends Base {
         @Option(names = "--tenant", defaultValue = "", description = "Only this tenant's jobs.")
         String tenant;
-        @Option(names = "--state", description = "Only jobs in this state (repeatable).")
+        @Option(names = "--state", converter = Choice.OfJobState.class,
+                description = "Only jobs in this state (repeatable; pending, scheduled, running, ..., any case).")
         List<JobState> states = new ArrayList<>();
         @Option(names = "--limit", defaultValue = "50")
         int limit;
@@ -188,10 +230,15 @@ public class GpucloudCli {
             var stub = JobServiceGrpc.newBlockingStub(channel);
             String token = "";
             int shown = 0;
-            out().printf("%-16s %-10s %-12s %-10s %-40s %s%n", "JOB", "TENANT", "NAME", "STATE", "PLACEMENT", "REASON");
+            boolean header = false;
             do {
                 ListJobsResponse page = stub.listJobs(ListJobsRequest.newBuilder().setTenant(tenant)
                         .addAllStates(states).setPageSize(Math.min(limit - shown, 100)).setPageToken(token).build());
+                if (!header) {
+                    out().printf("%-16s %-10s %-12s %-10s %-40s %s%n", "JOB", "TENANT", "NAME", "STATE", "PLACEMENT",
+                            "REASON");
+                    header = true;
+                }
                 for (Job job : page.getJobsList()) {
                     out().printf("%-16s %-10s %-12s %-10s %-40s %s%n", job.getJobId(), job.getTenant(),
                             clip(job.getSpec().getName(), 12), job.getState(), placement(job.getPlacementList()),
@@ -204,15 +251,19 @@ public class GpucloudCli {
         }
     }
 
-    @Command(name = "get", description = "Show one job.")
+    @Command(name = "get", description = "Show one job: what it asks, its state and why, where it runs, when.")
     static class Get extends Base {
         @Parameters(index = "0", description = "Job id.")
         String jobId;
+        @Option(names = {"-o", "--output"}, defaultValue = "text", converter = Choice.OfOutput.class,
+                description = "text, or json (protobuf's JSON mapping of the Job message).")
+        Choice.Output output;
 
         @Override
         Integer run(ManagedChannel channel) {
             Job job = JobServiceGrpc.newBlockingStub(channel).getJob(GetJobRequest.newBuilder().setJobId(jobId).build());
-            out().print(job);
+            out().print(output == Choice.Output.JSON ? JobView.json(job) + System.lineSeparator() : JobView.text(job));
+            out().flush();
             return 0;
         }
     }
@@ -257,9 +308,10 @@ public class GpucloudCli {
     static class Nodes extends Base {
         @Override
         Integer run(ManagedChannel channel) {
+            List<Node> nodes = ClusterServiceGrpc.newBlockingStub(channel).listNodes(ListNodesRequest.getDefaultInstance())
+                    .getNodesList();
             out().printf("%-18s %-14s %-10s %-6s %-5s %s%n", "NODE", "INSTANCE", "CAPACITY", "FABRIC", "FREE", "GPUS");
-            for (Node node : ClusterServiceGrpc.newBlockingStub(channel).listNodes(ListNodesRequest.getDefaultInstance())
-                    .getNodesList()) {
+            for (Node node : nodes) {
                 long free = node.getGpusList().stream().filter(g -> !g.getAllocated()).count();
                 out().printf("%-18s %-14s %-10s %-6s %-5s %d x %s%n", node.getNodeId(), node.getInstanceType(),
                         node.getCapacityType(), node.getRdmaFabric().isEmpty() ? "-" : node.getRdmaFabric(),

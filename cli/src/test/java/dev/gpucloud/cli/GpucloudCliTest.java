@@ -1,0 +1,197 @@
+package dev.gpucloud.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.Timestamp;
+import com.google.protobuf.util.JsonFormat;
+import dev.gpucloud.contracts.grpc.v1.CapacityPreference;
+import dev.gpucloud.contracts.grpc.v1.GetJobRequest;
+import dev.gpucloud.contracts.grpc.v1.Interconnect;
+import dev.gpucloud.contracts.grpc.v1.Job;
+import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
+import dev.gpucloud.contracts.grpc.v1.JobSpec;
+import dev.gpucloud.contracts.grpc.v1.JobState;
+import dev.gpucloud.contracts.grpc.v1.ListJobsRequest;
+import dev.gpucloud.contracts.grpc.v1.ListJobsResponse;
+import dev.gpucloud.contracts.grpc.v1.PriorityClass;
+import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
+import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
+import dev.gpucloud.contracts.grpc.v1.WorkerPlacement;
+import io.grpc.Server;
+import io.grpc.ServerBuilder;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The command line as a person meets it: mistyped choices, a scheduler that is not running, and
+ * {@code get}. Not a framework test: a real gRPC server on a free port stands in for the scheduler.
+ */
+class GpucloudCliTest {
+
+    static final Job RUNNING = Job.newBuilder()
+            .setJobId("j-42").setTenant("acme").setState(JobState.RUNNING).setReason("placed on fabric a")
+            .setSpec(JobSpec.newBuilder().setName("gpt-16x8").setWorkers(2).setGpusPerWorker(8)
+                    .setInterconnect(Interconnect.INTERCONNECT_RDMA).setCapacity(CapacityPreference.CAPACITY_ON_DEMAND)
+                    .setPriority(PriorityClass.PRIORITY_NORMAL).addCommand("sleep").addCommand("30"))
+            .addPlacement(WorkerPlacement.newBuilder().setRank(0).setNodeId("sim-a100-0").setAllocationId("a-1")
+                    .addAllGpuIndices(List.of(0, 1, 2, 3, 4, 5, 6, 7)))
+            .addPlacement(WorkerPlacement.newBuilder().setRank(1).setNodeId("sim-a100-1").setAllocationId("a-2")
+                    .addAllGpuIndices(List.of(0, 1, 2, 3, 4, 5, 6, 7)))
+            .setSubmittedAt(Timestamp.newBuilder().setSeconds(1_800_000_000L))
+            .setUpdatedAt(Timestamp.newBuilder().setSeconds(1_800_000_005L))
+            .build();
+
+    static final List<SubmitJobRequest> submitted = new ArrayList<>();
+    static Server server;
+
+    @BeforeAll
+    static void startScheduler() throws Exception {
+        server = ServerBuilder.forPort(0).addService(new JobServiceGrpc.JobServiceImplBase() {
+            @Override
+            public void getJob(GetJobRequest request, StreamObserver<Job> response) {
+                if (!request.getJobId().equals(RUNNING.getJobId())) {
+                    response.onError(Status.NOT_FOUND.withDescription("job_id: no job " + request.getJobId())
+                            .asRuntimeException());
+                    return;
+                }
+                response.onNext(RUNNING);
+                response.onCompleted();
+            }
+
+            @Override
+            public void submitJob(SubmitJobRequest request, StreamObserver<SubmitJobResponse> response) {
+                submitted.add(request);
+                response.onNext(SubmitJobResponse.newBuilder().setJob(Job.newBuilder().setJobId("j-new")
+                        .setState(JobState.PENDING).setSpec(request.getSpec())).build());
+                response.onCompleted();
+            }
+
+            @Override
+            public void listJobs(ListJobsRequest request, StreamObserver<ListJobsResponse> response) {
+                response.onNext(ListJobsResponse.newBuilder().addJobs(RUNNING).build());
+                response.onCompleted();
+            }
+        }).build().start();
+    }
+
+    @AfterAll
+    static void stopScheduler() throws InterruptedException {
+        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+
+    record Result(int code, String out, String err) {
+    }
+
+    static Result cli(String... args) {
+        return cliAt("localhost:" + server.getPort(), args);
+    }
+
+    static Result cliAt(String scheduler, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        List<String> all = new ArrayList<>(List.of("--scheduler", scheduler));
+        all.addAll(List.of(args));
+        int code = GpucloudCli.run(all.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err));
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    static void assertOneLineError(Result r, String... fragments) {
+        assertThat(r.err()).startsWith("error: ").containsOnlyOnce("\n").doesNotContain("\tat ", "Exception");
+        assertThat(r.err()).contains(fragments);
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void an_unknown_interconnect_is_one_line_listing_the_choices() {
+        Result r = cli("submit", "--tenant", "acme", "--interconnect", "infiniband", "--", "sleep", "1");
+        assertThat(r.code()).isEqualTo(2);
+        assertOneLineError(r, "'infiniband' is not one of none, nvlink, rdma (any case)", "--interconnect",
+                "gpucloud submit --help");
+    }
+
+    @Test
+    void an_unknown_priority_is_one_line_listing_the_choices() {
+        Result r = cli("submit", "--tenant", "acme", "--priority", "urgent", "--", "sleep", "1");
+        assertThat(r.code()).isEqualTo(2);
+        assertOneLineError(r, "'urgent' is not one of low, normal, high (any case)");
+    }
+
+    @Test
+    void an_unknown_capacity_is_one_line_listing_the_choices() {
+        Result r = cli("submit", "--tenant", "acme", "--capacity", "reserved", "--", "sleep", "1");
+        assertThat(r.code()).isEqualTo(2);
+        assertOneLineError(r, "'reserved' is not one of on-demand, spot, spot-preferred (any case)");
+    }
+
+    @Test
+    void an_unknown_state_is_one_line_listing_the_states() {
+        Result r = cli("jobs", "--state", "sleeping");
+        assertThat(r.code()).isEqualTo(2);
+        assertOneLineError(r, "pending, scheduled, running, checkpointing, succeeded, failed, cancelled");
+    }
+
+    @Test
+    void choices_are_read_in_any_case_with_dash_or_underscore() {
+        Result r = cli("submit", "--tenant", "acme", "--interconnect", "RDMA", "--capacity", "Spot_Preferred",
+                "--priority", "HIGH", "--workers", "2", "--gpus", "8", "--", "sleep", "1");
+        assertThat(r.code()).as(r.err()).isZero();
+        JobSpec spec = submitted.get(submitted.size() - 1).getSpec();
+        assertThat(spec.getInterconnect()).isEqualTo(Interconnect.INTERCONNECT_RDMA);
+        assertThat(spec.getCapacity()).isEqualTo(CapacityPreference.CAPACITY_SPOT_PREFERRED);
+        assertThat(spec.getPriority()).isEqualTo(PriorityClass.PRIORITY_HIGH);
+        assertThat(r.out()).startsWith("j-new  PENDING");
+    }
+
+    @Test
+    void a_refused_connection_names_the_address_and_how_to_start_the_stack() throws Exception {
+        int closed;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closed = socket.getLocalPort();
+        }
+        Result r = cliAt("localhost:" + closed, "jobs");
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err()).startsWith("error: cannot reach the scheduler at localhost:" + closed)
+                .contains("./gpucloud up").containsOnlyOnce("\n").doesNotContain("\tat ");
+    }
+
+    @Test
+    void get_prints_state_reason_placement_and_times() {
+        Result r = cli("get", "j-42");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains(
+                "job          j-42",
+                "state        RUNNING",
+                "reason       placed on fabric a",
+                "asks         2 workers x 8 GPUs, rdma, on-demand, normal priority",
+                "placement    rank 0: sim-a100-0 GPUs [0, 1, 2, 3, 4, 5, 6, 7] (allocation a-1)",
+                "             rank 1: sim-a100-1 GPUs [0, 1, 2, 3, 4, 5, 6, 7] (allocation a-2)",
+                "submitted    2027-01-15T08:00:00Z",
+                "updated      2027-01-15T08:00:05Z");
+    }
+
+    @Test
+    void get_json_is_protobufs_json_mapping_of_the_job() throws Exception {
+        Result r = cli("get", "j-42", "-o", "JSON");
+        assertThat(r.code()).as(r.err()).isZero();
+        Job.Builder parsed = Job.newBuilder();
+        JsonFormat.parser().merge(r.out(), parsed);
+        assertThat(parsed.build()).isEqualTo(RUNNING);
+        assertThat(r.out()).contains("\"jobId\": \"j-42\"", "\"state\": \"RUNNING\"", "\"nodeId\": \"sim-a100-1\"");
+    }
+
+    @Test
+    void get_of_an_unknown_job_is_the_servers_status_in_one_line() {
+        Result r = cli("get", "j-missing");
+        assertThat(r.code()).isEqualTo(1);
+        assertOneLineError(r, "NOT_FOUND: job_id: no job j-missing");
+    }
+}

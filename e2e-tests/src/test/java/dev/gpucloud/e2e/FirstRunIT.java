@@ -1,0 +1,178 @@
+package dev.gpucloud.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's first command as a new user meets it: {@code ./gpucloud demo} on a broker and
+ * databases that hold nothing yet. {@code --fresh} gives the run its own broker data, its own
+ * embedded PostgreSQL and database names, and free ports, so nothing a developer or an earlier
+ * test left running is adopted; and none of this environment's broker or database settings reach
+ * it. Then {@code ./gpucloud down} must leave no process and no listening port behind.
+ */
+class FirstRunIT {
+
+    static final Path ROOT = Path.of(System.getProperty("gpucloud.root", "..")).toAbsolutePath().normalize();
+    static final Path BASE = ROOT.resolve("e2e-tests/target/first-run");
+    static final List<String> PORT_VARS = List.of("GPUCLOUD_SCHEDULER_PORT", "GPUCLOUD_BILLING_PORT",
+            "GPUCLOUD_METRICS_PORT", "GPUCLOUD_AGENT_PORT", "KAFKA_PORT", "KAFKA_CONTROLLER_PORT", "PGPORT");
+
+    @BeforeAll
+    static void nothingFromBefore() throws IOException {
+        if (Files.exists(BASE)) {
+            try (Stream<Path> all = Files.walk(BASE)) {
+                all.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+            }
+        }
+        Files.createDirectories(BASE);
+    }
+
+    /** A failed run must not leave its stack behind for the next test or the developer. */
+    @AfterEach
+    void downIfStillUp() throws Exception {
+        if (Files.exists(BASE.resolve("active"))) {
+            try {
+                gpucloud("down");
+            } catch (AssertionError | IllegalStateException e) {
+                System.err.println("cleanup: " + e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void demo_from_nothing_shows_the_gang_running_metrics_and_invoices_then_down_leaves_nothing() throws Exception {
+        String demo = gpucloud("demo", "--fresh");
+
+        Matcher gang = Pattern.compile("(job-\\w+)\\s+globex\\s+gpt-16x8\\s+RUNNING\\s+(sim-a100-\\d)\\[[^]]*] (sim-a100-\\d)\\[")
+                .matcher(demo);
+        assertThat(gang.find()).as("the 2-host RDMA gang runs on two A100 hosts:\n" + demo).isTrue();
+        assertThat(gang.group(2)).isNotEqualTo(gang.group(3));
+        assertThat(demo).contains("placement    rank 0: sim-a100-", "             rank 1: sim-a100-")
+                .containsPattern("DCGM_FI_DEV_GPU_UTIL\\{[^}]*Hostname=\"sim-a100-[01]\"[^}]*} [0-9.]+")
+                .containsPattern(gang.group(1) + "\\W+.*A100-SXM4-40GB")
+                .containsPattern("job-\\w+\\W+.*H100-SXM5-80GB")
+                .contains("the system keeps running")
+                .doesNotContain("refused:", "Permission denied", "Exception", "\tat ", "error:");
+
+        Map<String, Integer> ports = stackPorts();
+        List<Long> pids = pids();
+        assertThat(pids).as("services, broker and database, each by pid").hasSize(6);
+
+        gpucloud("down");
+        assertNothingLeft(ports, pids);
+    }
+
+    @Test
+    void up_then_down_leaves_no_process_no_port_and_no_pid_file() throws Exception {
+        String up = gpucloud("up", "--fresh");
+        assertThat(up).contains("isolated stack in").doesNotContain("adopting", "Permission denied", "Exception");
+        Map<String, Integer> ports = stackPorts();
+        List<Long> pids = pids();
+        assertThat(pids).hasSize(6);
+        for (int port : ports.values()) {
+            if (port != ports.get("KAFKA_CONTROLLER_PORT")) {
+                assertThat(listening(port)).as("port %d after up", port).isTrue();
+            }
+        }
+
+        gpucloud("down");
+        assertNothingLeft(ports, pids);
+    }
+
+    static void assertNothingLeft(Map<String, Integer> ports, List<Long> pids) throws IOException {
+        for (long pid : pids) {
+            assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).as("pid %d after down", pid)
+                    .isFalse();
+        }
+        ports.forEach((name, port) -> assertThat(listening(port)).as("%s %d after down", name, port).isFalse());
+        assertThat(pidFiles()).as("pid files after down").isEmpty();
+        assertThat(BASE.resolve("active")).doesNotExist();
+    }
+
+    /** The run folder of the isolated stack that runs now, as up --fresh wrote it to BASE/active. */
+    static Path activeRun() throws IOException {
+        return Path.of(Files.readString(BASE.resolve("active")).strip());
+    }
+
+    /** The ports the isolated stack chose, from the stack.env that up wrote. */
+    static Map<String, Integer> stackPorts() throws IOException {
+        Map<String, Integer> ports = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(activeRun().resolve("stack.env"))) {
+            String[] kv = line.split("=", 2);
+            if (PORT_VARS.contains(kv[0])) {
+                ports.put(kv[0], Integer.parseInt(kv[1]));
+            }
+        }
+        assertThat(ports).containsOnlyKeys(PORT_VARS);
+        return ports;
+    }
+
+    /** Every pid file under the run folders, PostgreSQL's own postmaster.pid included. */
+    static List<Path> pidFiles() throws IOException {
+        try (Stream<Path> all = Files.walk(BASE)) {
+            return all.filter(p -> p.getFileName().toString().endsWith(".pid")).toList();
+        }
+    }
+
+    /** The processes gpucloud started for the running stack: its pid files, not the servers' own. */
+    static List<Long> pids() throws IOException {
+        List<Long> pids = new ArrayList<>();
+        Path run = activeRun();
+        for (Path file : pidFiles()) {
+            if (file.startsWith(run) && !file.toString().contains("/data/")) {
+                pids.add(Long.parseLong(Files.readString(file).strip()));
+            }
+        }
+        return pids;
+    }
+
+    static boolean listening(int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("localhost", port), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Runs ./gpucloud with an environment that names no broker, database or port; returns its output. */
+    static String gpucloud(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("bash", ROOT.resolve("gpucloud").toString()));
+        command.addAll(List.of(args));
+        Path log = BASE.resolve("gpucloud-" + String.join("-", args) + ".log");
+        ProcessBuilder pb = new ProcessBuilder(command).directory(ROOT.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        Map<String, String> env = pb.environment();
+        env.keySet().removeIf(name -> name.startsWith("GPUCLOUD_") || name.startsWith("KAFKA_")
+                || name.startsWith("PG") || name.startsWith("QUARKUS_"));
+        env.put("GPUCLOUD_RUN_DIR", BASE.toString());
+        Process process = pb.start();
+        if (!process.waitFor(8, TimeUnit.MINUTES)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("./gpucloud " + String.join(" ", args) + " did not finish in 8 minutes:\n"
+                    + Files.readString(log));
+        }
+        String output = Files.readString(log);
+        assertThat(process.exitValue()).as("./gpucloud %s exited; its output:\n%s", String.join(" ", args), output)
+                .isZero();
+        return output;
+    }
+}
