@@ -241,6 +241,31 @@ class LifecycleServiceTest {
     }
 
     @Test
+    void aJobThatCannotBeStoredAsPlacedFailsAloneAndTheRestOfItsPassIsPlaced() throws Exception {
+        String node = "poison-pass-" + model;
+        String poisoned = submit(spec(1));
+        String healthy = submit(spec(1));
+        String url = org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getValue("quarkus.datasource.jdbc.url", String.class);
+        try (var c = java.sql.DriverManager.getConnection(url, "gpucloud", "gpucloud");
+                var st = c.prepareStatement("update jobs set spec_json = '{\"name\": 1' where id = ?")) {
+            st.setString(1, poisoned); // a row the scheduler can no longer read
+            assertThat(st.executeUpdate()).isEqualTo(1);
+        }
+        join(host(node, 2, CapacityType.ON_DEMAND, null, false)); // both fit now, in one pass
+        NodeCommand start = nextCommand(node);
+        assertThat(start.type()).isEqualTo(NodeCommandType.START);
+        assertThat(start.jobId()).isEqualTo(healthy);
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(healthy).getState() == JobState.SCHEDULED);
+        assertThat(jobs.listJobs(dev.gpucloud.contracts.grpc.v1.ListJobsRequest.newBuilder().setTenant(tenant).build())
+                .getJobsList()).filteredOn(j -> j.getJobId().equals(poisoned)).singleElement().satisfies(j -> {
+                    assertThat(j.getState()).isEqualTo(JobState.FAILED);
+                    assertThat(j.getReason()).startsWith("could not be scheduled: MalformedEventException")
+                            .doesNotContain("insert into");
+                });
+    }
+
+    @Test
     void whatNoHostCouldEverRunIsRefusedAtSubmit() {
         join(host("f1-" + model, 8, CapacityType.ON_DEMAND, "f1", false));
         assertThatThrownBy(() -> submit(spec(8).setWorkers(2).setInterconnect(Interconnect.INTERCONNECT_RDMA)))

@@ -6,7 +6,10 @@ import dev.gpucloud.contracts.events.WorkerPlacement;
 import java.time.Instant;
 import java.util.List;
 
-/** A job as the API shows it: what was asked, where it stands, and where its workers run. */
+/**
+ * A job as the API shows it: what was asked, where it stands, and where its workers run. {@code spec} is
+ * null for a job whose stored spec cannot be read.
+ */
 public record JobView(
         String jobId,
         String tenant,

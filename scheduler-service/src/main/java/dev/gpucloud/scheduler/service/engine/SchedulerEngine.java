@@ -171,6 +171,7 @@ public class SchedulerEngine {
 
     /** Rebuilds memory from the database: held GPUs, running jobs and the queue, in submission order. */
     private Uni<String> restore() {
+        List<String> unreadable = new ArrayList<>();
         return sessions.withSession(s -> s.createSelectionQuery(
                         "from AllocationEntity where state in ('STARTING', 'RUNNING')", AllocationEntity.class)
                 .getResultList()
@@ -192,6 +193,10 @@ public class SchedulerEngine {
                             }
                             int queued = 0;
                             for (JobEntity job : jobs) {
+                                if (readableSpec(job) == null) {
+                                    unreadable.add(job.id); // failed once restored; the rest comes back as it was
+                                    continue;
+                                }
                                 if (job.state == JobState.PENDING) {
                                     QueuedJob entry = queued(job, specOf(job));
                                     queue.enqueue(entry);
@@ -210,8 +215,16 @@ public class SchedulerEngine {
                                 }
                             }
                             return allocs.size() + " held allocation(s), " + running.size() + " running and "
-                                    + queued + " queued job(s)";
-                        })));
+                                    + queued + " queued job(s)" + (unreadable.isEmpty() ? ""
+                                            : "; " + unreadable.size() + " job(s) with an unreadable spec to fail");
+                        })))
+                .call(() -> {
+                    Uni<Void> chain = Uni.createFrom().voidItem();
+                    for (String id : unreadable) {
+                        chain = chain.call(() -> failJob(id, "its stored spec cannot be read"));
+                    }
+                    return chain;
+                });
     }
 
     // ---------------------------------------------------------------- API operations
@@ -431,9 +444,15 @@ public class SchedulerEngine {
                 return view(s, job);
             }
             return activeAllocations(s, job).flatMap(active -> {
-                JobRun run = runOf(job, specOf(job));
-                apply(job, run, run.cancelled(reason == null || reason.isBlank() ? "cancelled by request" : reason,
-                        System.currentTimeMillis()));
+                String why = reason == null || reason.isBlank() ? "cancelled by request" : reason;
+                if (readableSpec(job) == null) { // cancel it all the same: the spec is not needed to end it
+                    job.state = JobState.CANCELLED;
+                    job.reason = why;
+                    job.updatedAt = Instant.now();
+                } else {
+                    JobRun run = runOf(job, specOf(job));
+                    apply(job, run, run.cancelled(why, System.currentTimeMillis()));
+                }
                 changes.finished.add(job.id);
                 LOG.infof("cancelled %s of tenant %s; stopping %d worker(s)", job.id, job.tenant, active.size());
                 return stopAll(s, job, active)
@@ -1078,15 +1097,113 @@ public class SchedulerEngine {
             });
         });
         return persisted
-                .onFailure().invoke(f -> {
-                    for (PassResult.Placed p : result.placed()) {
-                        p.decision().assignments().forEach(a -> fleet.unreserve(a.allocationId()));
-                        queue.enqueue(p.job());
-                    }
-                })
                 .invoke(() -> {
                     changes.applyTo(this);
                     changes.events.forEach(watchers::publish);
+                })
+                .onFailure().recoverWithUni(f -> {
+                    if (DatabaseFailures.isTransient(f) || result.placed().size() + result.unresolvable().size() == 0) {
+                        for (PassResult.Placed p : result.placed()) {
+                            p.decision().assignments().forEach(a -> fleet.unreserve(a.allocationId()));
+                            queue.enqueue(p.job());
+                        }
+                        return Uni.createFrom().failure(f);
+                    }
+                    LOG.warnf("a scheduling pass could not be stored (%s); storing its %d placed and %d unresolvable job(s)"
+                            + " one at a time", DatabaseFailures.clip(f), result.placed().size(),
+                            result.unresolvable().size());
+                    return persistOneByOne(result, now);
+                });
+    }
+
+    /**
+     * Stores a pass's outcome job by job, after the pass as a whole was refused: a job whose own outcome
+     * cannot be stored (its row is unreadable, the database refuses a value) is FAILED with the reason and
+     * leaves the queue, and every other job's placement stands. A pass thus never fails again and again
+     * for one job. What the pass decided about waiting and preempting is decided afresh by the next one.
+     */
+    private Uni<Void> persistOneByOne(PassResult result, long now) {
+        Uni<Void> chain = Uni.createFrom().voidItem();
+        for (PassResult.Placed p : result.placed()) {
+            String jobId = p.job().jobId();
+            chain = chain.call(() -> alone(jobId, (s, c, job) -> bind(s, c, job, p), () -> {
+                p.decision().assignments().forEach(a -> fleet.unreserve(a.allocationId()));
+                return p.job();
+            }));
+        }
+        for (var e : result.unresolvable().entrySet()) {
+            chain = chain.call(() -> alone(e.getKey(), (s, c, job) -> {
+                job.state = JobState.FAILED;
+                job.reason = "unschedulable: " + e.getValue();
+                job.updatedAt = Instant.ofEpochMilli(now);
+                c.finished.add(job.id);
+                c.dequeued.add(job.id);
+                return announce(s, c, job, List.of());
+            }, () -> null));
+        }
+        return chain;
+    }
+
+    /** What to do with one job inside its own transaction. */
+    @FunctionalInterface
+    private interface JobStep {
+        Uni<Void> apply(Mutiny.Session s, Changes changes, JobEntity job);
+    }
+
+    /**
+     * Runs {@code step} for one job in a transaction of its own. On failure {@code undo} gives back what the
+     * pass reserved and returns the queue entry to put back (or null); a transient failure puts it back, any
+     * other fails the job.
+     */
+    private Uni<Void> alone(String jobId, JobStep step, java.util.function.Supplier<QueuedJob> undo) {
+        Changes c = new Changes();
+        return sessions.withTransaction(s -> s.find(JobEntity.class, jobId)
+                        .flatMap(job -> job == null ? Uni.createFrom().voidItem() : step.apply(s, c, job)))
+                .invoke(() -> {
+                    c.applyTo(this);
+                    c.events.forEach(watchers::publish);
+                })
+                .onFailure().recoverWithUni(f -> {
+                    QueuedJob back = undo.get();
+                    if (DatabaseFailures.isTransient(f)) {
+                        if (back != null) {
+                            queue.enqueue(back);
+                        }
+                        return Uni.createFrom().voidItem();
+                    }
+                    return failJob(jobId, "could not be scheduled: " + DatabaseFailures.clip(f));
+                });
+    }
+
+    /**
+     * Ends a job the scheduler cannot go on with, without reading its spec (which may be what is wrong):
+     * FAILED with the reason, out of the queue. Should even that be refused, the job leaves the queue in
+     * memory so that no pass trips over it again; it is retried at the next start.
+     */
+    private Uni<Void> failJob(String jobId, String reason) {
+        String why = DatabaseFailures.printable(reason);
+        LOG.errorf("%s FAILED: %s", jobId, why);
+        Changes c = new Changes();
+        return sessions.withTransaction(s -> s.find(JobEntity.class, jobId).flatMap(job -> {
+                    if (job == null || job.state.isFinal()) {
+                        return Uni.createFrom().voidItem();
+                    }
+                    job.state = JobState.FAILED;
+                    job.reason = why;
+                    job.updatedAt = Instant.now();
+                    c.finished.add(job.id);
+                    c.dequeued.add(job.id);
+                    return announce(s, c, job, List.of());
+                }))
+                .invoke(() -> {
+                    c.applyTo(this);
+                    c.events.forEach(watchers::publish);
+                })
+                .onFailure().recoverWithItem(f -> {
+                    LOG.errorf("could not even fail %s (%s); it leaves the queue until the scheduler restarts", jobId,
+                            DatabaseFailures.clip(f));
+                    queue.remove(jobId);
+                    return null;
                 });
     }
 
@@ -1324,13 +1441,23 @@ public class SchedulerEngine {
     }
 
     private static JobView view(JobEntity job, List<AllocationEntity> allocs) {
-        return new JobView(job.id, job.tenant, job.clientRequestId, specOf(job), job.state, job.reason,
+        return new JobView(job.id, job.tenant, job.clientRequestId, readableSpec(job), job.state, job.reason,
                 job.state == JobState.PENDING ? List.of() : placementOf(allocs), job.submittedAt, job.updatedAt,
                 job.resumeFrom, job.exitCode);
     }
 
     private static List<WorkerPlacement> placementOf(List<AllocationEntity> allocs) {
         return allocs.stream().map(a -> new WorkerPlacement(a.rank, a.nodeId, a.gpus(), a.id, a.migInstance())).toList();
+    }
+
+    /** The job's spec, or null (logged) when its stored form cannot be read: the API still shows the job. */
+    private static JobSpec readableSpec(JobEntity job) {
+        try {
+            return specOf(job);
+        } catch (RuntimeException e) {
+            LOG.warnf("%s: its stored spec cannot be read (%s)", job.id, DatabaseFailures.clip(e));
+            return null;
+        }
     }
 
     private static JobSpec specOf(JobEntity job) {

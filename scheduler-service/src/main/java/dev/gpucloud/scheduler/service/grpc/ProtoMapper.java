@@ -49,13 +49,15 @@ final class ProtoMapper {
                 .setJobId(v.jobId())
                 .setTenant(v.tenant())
                 .setClientRequestId(v.clientRequestId())
-                .setSpec(toProto(v.spec()))
                 .setState(state(v.state()))
                 .setReason(v.reason() == null ? "" : v.reason())
                 .setSubmittedAt(timestamp(v.submittedAt()))
                 .setUpdatedAt(timestamp(v.updatedAt()))
                 .setResumeFrom(v.resumeFrom() == null ? "" : v.resumeFrom())
                 .setExitCode(v.exitCode() == null ? 0 : v.exitCode());
+        if (v.spec() != null) { // null: a stored spec the scheduler cannot read (the job is FAILED for it)
+            b.setSpec(toProto(v.spec()));
+        }
         v.placement().forEach(p -> b.addPlacement(toProto(p)));
         return b.build();
     }

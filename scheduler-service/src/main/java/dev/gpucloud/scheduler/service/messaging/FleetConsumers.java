@@ -15,9 +15,8 @@ import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import io.smallrye.mutiny.Uni;
 import java.time.Instant;
 import jakarta.enterprise.context.ApplicationScoped;
-import dev.gpucloud.scheduler.service.engine.SerialExecutor;
+import dev.gpucloud.scheduler.service.engine.DatabaseFailures;
 import io.smallrye.reactive.messaging.MutinyEmitter;
-import io.vertx.pgclient.PgException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.ArrayList;
@@ -132,32 +131,9 @@ public class FleetConsumers {
         });
     }
 
-    /**
-     * Whether a failure is the database's (unreachable, timed out, a serialization conflict), worth
-     * retrying, rather than the event's (bad data, a bug it triggers), which is dead-lettered.
-     */
+    /** Whether a failure is the database's, worth retrying, rather than the event's (see {@link DatabaseFailures}). */
     static boolean isTransient(Throwable e) {
-        if (e instanceof SerialExecutor.OperationTimeoutException) {
-            return true;
-        }
-        if (e instanceof PgException pg && pg.getSqlState() != null) {
-            String state = pg.getSqlState();
-            // 08: connection, 40: transaction rollback (deadlock, serialization), 53: resources, 57: operator
-            return state.startsWith("08") || state.startsWith("40") || state.startsWith("53")
-                    || state.startsWith("57");
-        }
-        for (Throwable c = e; c != null; c = c.getCause()) {
-            // the pool closes while the service shuts down: the next instance must get these events, not the DLQ
-            if (String.valueOf(c.getMessage()).contains("Pool closed")
-                    || String.valueOf(c.getMessage()).contains("Connection is not active")) {
-                return true;
-            }
-            if (c instanceof java.net.ConnectException || c instanceof java.io.IOException
-                    || c instanceof io.vertx.core.VertxException && String.valueOf(c.getMessage()).contains("closed")) {
-                return true;
-            }
-        }
-        return false;
+        return DatabaseFailures.isTransient(e);
     }
 
     private static ProducerRecord<String, byte[]> deadLetter(ConsumerRecord<String, byte[]> record, String reason) {
