@@ -84,9 +84,10 @@ public final class EventCodec {
             throw e;
         } catch (ValueInstantiationException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
-            throw new MalformedEventException(where + ": " + cause.getMessage() + path(e), e);
+            throw new MalformedEventException(where + ": " + Check.reason(cause.getMessage()) + path(e), e);
         } catch (JsonMappingException e) {
-            throw new MalformedEventException(where + ": " + e.getOriginalMessage() + path(e), e);
+            // Jackson quotes the offending value whole: clipped, so a reason never carries a megabyte
+            throw new MalformedEventException(where + ": " + Check.reason(e.getOriginalMessage()) + path(e), e);
         } catch (JsonProcessingException e) {
             // the original message: without the location, which quotes the input
             throw new MalformedEventException(where + ": not valid JSON: " + Check.clip(e.getOriginalMessage()), e);

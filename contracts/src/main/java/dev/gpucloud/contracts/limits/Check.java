@@ -119,16 +119,31 @@ public final class Check {
         return value;
     }
 
+    /** The longest message a reason (a dead letter's, an error's) carries. */
+    public static final int REASON = 400;
+
+    /**
+     * A message as a reason may carry it: control characters escaped, at most {@link #REASON} characters (a
+     * parser's message may quote a whole value).
+     */
+    public static String reason(String message) {
+        return clipTo(message, REASON);
+    }
+
     /**
      * A value as a message may show it: at most {@link #SHOWN} characters (then "..."), control characters
      * and unpaired surrogates escaped as {@code \\uXXXX}.
      */
     public static String clip(String value) {
+        return clipTo(value, SHOWN);
+    }
+
+    private static String clipTo(String value, int shown) {
         if (value == null) {
             return "null";
         }
-        StringBuilder out = new StringBuilder(Math.min(value.length(), SHOWN) + 8);
-        int n = Math.min(value.length(), SHOWN);
+        StringBuilder out = new StringBuilder(Math.min(value.length(), shown) + 8);
+        int n = Math.min(value.length(), shown);
         for (int i = 0; i < n; i++) {
             char c = value.charAt(i);
             if (Character.isISOControl(c) || Character.isSurrogate(c) && !(Character.isHighSurrogate(c)
@@ -139,7 +154,7 @@ public final class Check {
                 out.append(c);
             }
         }
-        if (value.length() > SHOWN) {
+        if (value.length() > shown) {
             out.append("...");
         }
         return out.toString();

@@ -86,7 +86,7 @@ public final class Limits {
     public static final Limit SHORT_LIST = new Limit("short list",
             "switchPath, cachedDatasets, migInstances", Kind.LIST, 0, 1024,
             "bounded by the fleet's geometry");
-    public static final Limit DETAIL = new Limit("free text", "detail, cancel reason", Kind.TEXT, 0,
+    public static final Limit DETAIL = new Limit("free text", "detail, cancel reason, catalog note", Kind.TEXT, 0,
             4096, "for people to read; clipped in logs");
     public static final Limit GPU_INDEX = new Limit("GPU index", "gpus[].index, gpuIndex", Kind.NUMBER, 0, 63,
             "a host has at most 64 GPUs");

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.contracts.events.Samples;
+import dev.gpucloud.contracts.events.Topic;
 import dev.gpucloud.contracts.events.Topics;
 import java.nio.charset.StandardCharsets;
+import org.assertj.core.api.AbstractThrowableAssert;
 import java.time.Instant;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -19,7 +21,8 @@ class HostileRecordsTest {
 
     @Test
     void a_record_of_another_ce_type_is_refused() {
-        ProducerRecord<String, byte[]> out = EventRecords.record(Topics.USAGE_EVENTS, "alloc-1", Samples.usageEvent(), "s");
+        ProducerRecord<String, byte[]> out = EventRecords.record(Topics.USAGE_EVENTS, "alloc-1", Samples.usageEvent(),
+                "s");
         out.headers().remove(CloudEventHeaders.TYPE).add(CloudEventHeaders.TYPE, utf8("dev.gpucloud.job.request.v1"));
 
         assertThatThrownBy(() -> EventRecords.decode(Topics.USAGE_EVENTS, consumed(out), NOW))
@@ -30,70 +33,68 @@ class HostileRecordsTest {
 
     @Test
     void a_fraction_of_a_worker_is_refused_not_truncated() {
-        String json = new String(EventRecords.record(Topics.JOB_REQUESTS, "acme", Samples.jobRequest(), "s").value(),
-                StandardCharsets.UTF_8).replace("\"workers\":1,", "\"workers\":1.5,");
-        ProducerRecord<String, byte[]> out = withValue(Topics.JOB_REQUESTS.name(), "acme", json,
-                Topics.JOB_REQUESTS.eventType());
-
-        assertThatThrownBy(() -> EventRecords.decode(Topics.JOB_REQUESTS, consumed(out), NOW))
-                .isInstanceOf(MalformedEventException.class)
-                .hasMessageContaining("job.requests").hasMessageContaining("1.5").hasMessageContaining("workers");
+        String json = json(Topics.JOB_REQUESTS, "acme", Samples.jobRequest())
+                .replace("\"workers\":1,", "\"workers\":1.5,");
+        decoding(Topics.JOB_REQUESTS, "acme", json)
+                .hasMessageContaining("job.requests").hasMessageContaining("1.5")
+                .hasMessageContaining("workers");
     }
 
     @Test
     void usage_a_billion_years_ahead_is_refused_naming_the_field() {
-        String json = new String(EventRecords.record(Topics.USAGE_EVENTS, "alloc-1", Samples.usageEvent(), "s").value(),
-                StandardCharsets.UTF_8).replaceFirst("\"from\":\"[^\"]+\"", "\"from\":\"+1000000000-12-31T00:00:00Z\"")
+        String json = json(Topics.USAGE_EVENTS, "alloc-1", Samples.usageEvent())
+                .replaceFirst("\"from\":\"[^\"]+\"", "\"from\":\"+1000000000-12-31T00:00:00Z\"")
                 .replaceFirst("\"to\":\"[^\"]+\"", "\"to\":\"+1000000000-12-31T00:01:00Z\"");
-        ProducerRecord<String, byte[]> out = withValue("usage.events", "alloc-1", json, Topics.USAGE_EVENTS.eventType());
-
-        assertThatThrownBy(() -> EventRecords.decode(Topics.USAGE_EVENTS, consumed(out), NOW))
-                .isInstanceOf(MalformedEventException.class)
+        decoding(Topics.USAGE_EVENTS, "alloc-1", json)
                 .hasMessageStartingWith("usage.events: field 'from' must be within 2020-01-01T00:00:00Z");
     }
 
     @Test
     void an_empty_program_is_refused() {
-        String json = new String(EventRecords.record(Topics.JOB_REQUESTS, "acme", Samples.jobRequest(), "s").value(),
-                StandardCharsets.UTF_8).replaceFirst("\"command\":\\[[^\\]]*\\]", "\"command\":[\"\"]");
-        ProducerRecord<String, byte[]> out = withValue("job.requests", "acme", json, Topics.JOB_REQUESTS.eventType());
-
-        assertThatThrownBy(() -> EventRecords.decode(Topics.JOB_REQUESTS, consumed(out), NOW))
-                .isInstanceOf(MalformedEventException.class)
+        String json = json(Topics.JOB_REQUESTS, "acme", Samples.jobRequest())
+                .replaceFirst("\"command\":\\[[^\\]]*\\]", "\"command\":[\"\"]");
+        decoding(Topics.JOB_REQUESTS, "acme", json)
                 .hasMessageContaining("field 'spec.command[0]' (the program) must not be blank");
     }
 
     @Test
     void a_deadline_in_1970_is_refused() {
-        String json = new String(EventRecords.record(Topics.JOB_REQUESTS, "acme", Samples.jobRequest(), "s").value(),
-                StandardCharsets.UTF_8).replace("\"deadline\":null", "\"deadline\":\"1970-01-01T00:00:01Z\"");
-        ProducerRecord<String, byte[]> out = withValue("job.requests", "acme", json, Topics.JOB_REQUESTS.eventType());
-
-        assertThatThrownBy(() -> EventRecords.decode(Topics.JOB_REQUESTS, consumed(out), NOW))
-                .isInstanceOf(MalformedEventException.class)
+        String json = json(Topics.JOB_REQUESTS, "acme", Samples.jobRequest())
+                .replace("\"deadline\":null", "\"deadline\":\"1970-01-01T00:00:01Z\"");
+        decoding(Topics.JOB_REQUESTS, "acme", json)
                 .hasMessageContaining("field 'spec.deadline' must be within 2020-01-01T00:00:00Z");
     }
 
     @Test
     void a_nul_byte_in_an_id_is_refused_before_any_database_sees_it() {
-        String json = new String(EventRecords.record(Topics.USAGE_EVENTS, "alloc-1", Samples.usageEvent(), "s").value(),
-                StandardCharsets.UTF_8).replaceFirst("\"jobId\":\"[^\"]+\"", "\"jobId\":\"job-\\\\u0000-1\"");
-        ProducerRecord<String, byte[]> out = withValue("usage.events", "alloc-1", json, Topics.USAGE_EVENTS.eventType());
-
-        assertThatThrownBy(() -> EventRecords.decode(Topics.USAGE_EVENTS, consumed(out), NOW))
-                .isInstanceOf(MalformedEventException.class)
+        String json = json(Topics.USAGE_EVENTS, "alloc-1", Samples.usageEvent())
+                .replaceFirst("\"jobId\":\"[^\"]+\"", "\"jobId\":\"job-\\\\u0000-1\"");
+        decoding(Topics.USAGE_EVENTS, "alloc-1", json)
                 .hasMessageContaining("field 'jobId' must not contain a NUL character");
     }
 
     @Test
     void invalid_utf8_is_malformed_json() {
         byte[] bad = {'{', '"', 'a', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'};
-        ProducerRecord<String, byte[]> out = EventRecords.record(Topics.USAGE_EVENTS, "alloc-1", Samples.usageEvent(), "s");
+        ProducerRecord<String, byte[]> out = EventRecords.record(Topics.USAGE_EVENTS, "alloc-1", Samples.usageEvent(),
+                "s");
         ProducerRecord<String, byte[]> broken = new ProducerRecord<>(out.topic(), null, out.key(), bad, out.headers());
 
         assertThatThrownBy(() -> EventRecords.decode(Topics.USAGE_EVENTS, consumed(broken), NOW))
                 .isInstanceOf(MalformedEventException.class)
                 .hasMessageStartingWith("usage.events: not valid JSON");
+    }
+
+    /** What decoding this JSON as a record of the topic throws. */
+    private static AbstractThrowableAssert<?, ? extends Throwable> decoding(Topic<?> topic, String key, String json) {
+        return assertThatThrownBy(() -> EventRecords.decode(topic,
+                consumed(withValue(topic.name(), key, json, topic.eventType())), NOW))
+                .isInstanceOf(MalformedEventException.class);
+    }
+
+    /** The JSON a producer would write for this payload, to tamper with. */
+    private static <T> String json(Topic<T> topic, String key, T payload) {
+        return new String(EventRecords.record(topic, key, payload, "s").value(), StandardCharsets.UTF_8);
     }
 
     private static ProducerRecord<String, byte[]> withValue(String topic, String key, String json, String type) {

@@ -12,9 +12,7 @@ import dev.gpucloud.contracts.grpc.v1.ListJobsRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.testsupport.KafkaTestResource;
 import dev.gpucloud.testsupport.PostgresTestResource;
-import dev.gpucloud.testsupport.TestKafka;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.MethodDescriptor.MethodType;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -25,7 +23,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import java.net.URL;
 import java.util.Base64;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,23 +38,22 @@ class GrpcEdgeTest {
     @TestHTTPResource("/")
     URL url;
 
+    GrpcSession session;
     ManagedChannel channel;
     JobServiceGrpc.JobServiceBlockingStub jobs;
-    TestKafka kafka;
     String tenant;
 
     @BeforeEach
     void connect() {
-        channel = ManagedChannelBuilder.forAddress(url.getHost(), url.getPort()).usePlaintext().build();
-        jobs = JobServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
-        kafka = new TestKafka();
-        tenant = "t-edge-" + UUID.randomUUID().toString().substring(0, 8);
+        session = new GrpcSession(url, "t-edge-");
+        channel = session.channel;
+        jobs = session.jobs();
+        tenant = session.tenant;
     }
 
     @AfterEach
     void close() throws InterruptedException {
-        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-        kafka.close();
+        session.close();
     }
 
     private SubmitJobRequest.Builder request(UnaryOperator<JobSpec.Builder> change) {
@@ -81,7 +77,7 @@ class GrpcEdgeTest {
                 .setLocation(location))).build(), "field 'spec.checkpoint.location' must be at most 2048 characters");
 
         assertThat(jobs.listJobs(ListJobsRequest.newBuilder().setTenant(tenant).build()).getJobsCount()).isZero();
-        GrpcEdge.canaryIsPlaced(channel, kafka, tenant);
+        GrpcEdge.canaryIsPlaced(channel, session.kafka, tenant);
     }
 
     @Test
