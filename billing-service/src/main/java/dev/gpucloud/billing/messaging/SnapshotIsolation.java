@@ -152,7 +152,8 @@ final class SnapshotIsolation {
         if (failure instanceof PgException pg) {
             text = pg.getErrorMessage() + " (SQLSTATE " + pg.getSqlState() + ")";
         } else {
-            text = failure.getClass().getSimpleName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
+            String message = failure.getMessage();
+            text = failure.getClass().getSimpleName() + (message == null ? "" : ": " + message);
         }
         int newline = text.indexOf('\n');
         return clip(newline < 0 ? text : text.substring(0, newline));
