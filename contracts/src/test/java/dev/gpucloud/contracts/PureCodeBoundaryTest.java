@@ -13,7 +13,7 @@ class PureCodeBoundaryTest {
     void event_records_import_no_framework() {
         var classes = new ClassFileImporter()
                 .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .importPackages("dev.gpucloud.contracts.events");
+                .importPackages("dev.gpucloud.contracts.events", "dev.gpucloud.contracts.limits");
 
         noClasses().should().dependOnClassesThat().resideInAnyPackage(
                         "io.quarkus..", "jakarta.enterprise..", "jakarta.inject..", "io.vertx..", "org.hibernate..",

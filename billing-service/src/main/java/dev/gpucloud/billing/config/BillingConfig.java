@@ -96,4 +96,20 @@ public interface BillingConfig {
         @WithDefault("500000")
         int maxKnownAllocations();
     }
+
+    /** How readiness watches ingestion (docs/runbooks/billing-ingest-stalled.md). */
+    Ingest ingest();
+
+    interface Ingest {
+        /**
+         * Readiness goes DOWN when the consumer lag of usage.events (end offsets minus the offsets billing has
+         * stored) has stayed above zero without shrinking for this long: billing is ingesting nothing.
+         */
+        @WithDefault("PT10M")
+        Duration stallAfter();
+
+        /** How often the lag is measured. */
+        @WithDefault("PT15S")
+        Duration lagSampleInterval();
+    }
 }

@@ -178,6 +178,17 @@ public final class PartitionFold {
         return Optional.empty();
     }
 
+    /**
+     * Forgets an allocation: its dimensions and the usage folded for it since the last snapshot (a snapshot
+     * refused it and its records were isolated; the ones the database takes are folded again). The position
+     * does not move back: the isolated records are dead-lettered, the others folded again by the caller.
+     */
+    public void discard(String allocationId, int eventsFolded) {
+        allocations.remove(allocationId);
+        dirty.remove(allocationId);
+        events = Math.max(0, events - eventsFolded);
+    }
+
     /** Whether a snapshot has anything to write: usage, or an offset moved past skipped or dead-lettered records. */
     public boolean hasPending() {
         return position != stored || !dirty.isEmpty();

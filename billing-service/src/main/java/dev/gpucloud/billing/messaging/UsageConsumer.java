@@ -110,6 +110,7 @@ public class UsageConsumer {
     private final AtomicBoolean timerQueued = new AtomicBoolean();
     private volatile long lastSnapshot = System.nanoTime();
     private long timer = -1;
+    private final SnapshotIsolation isolation;
     private final Counter applied;
     private final Counter redelivered;
     private final Counter unowned;
@@ -123,9 +124,16 @@ public class UsageConsumer {
         this.deadLetters = deadLetters;
         this.kafka = kafka;
         this.vertx = vertx;
+        this.isolation = new SnapshotIsolation(store, bootstrapServers());
         this.applied = registry.counter(METRIC, "outcome", "applied");
         this.redelivered = registry.counter(METRIC, "outcome", "redelivered");
         this.unowned = registry.counter(METRIC, "outcome", "not-owned");
+    }
+
+    private static String bootstrapServers() {
+        var cfg = org.eclipse.microprofile.config.ConfigProvider.getConfig();
+        return cfg.getOptionalValue("mp.messaging.incoming." + CHANNEL + ".bootstrap.servers", String.class)
+                .or(() -> cfg.getOptionalValue("kafka.bootstrap.servers", String.class)).orElse("localhost:9092");
     }
 
     void start(@Observes StartupEvent startup) {
@@ -401,6 +409,8 @@ public class UsageConsumer {
             }
             rejoin.forEach(UsageConsumer::rejoin);
             lastSnapshot = 0; // the other partitions' usage was not written: write it at once
+        } else if (!isTransient(failure) && isolateRefused(owned, snapshots, failure)) {
+            lastSnapshot = 0; // what the database takes is written at once, the rest is in the DLQ
         } else {
             LOG.errorf(failure, "a snapshot of %d partitions failed: dropping the folds, the partitions replay from "
                     + "their stored offsets", owned.size());
@@ -410,6 +420,57 @@ public class UsageConsumer {
             rejoin.forEach(UsageConsumer::rejoin);
         }
         return Uni.createFrom().voidItem();
+    }
+
+    /**
+     * A snapshot the database refused for its data: the allocations at fault are found and their records
+     * tried alone ({@link SnapshotIsolation}); the refused records are dead-lettered (acknowledged before
+     * anything moves the offsets past them), the others folded again, and everyone else's usage stays folded.
+     * False when no allocation alone is at fault (the caller then drops the folds and replays).
+     */
+    private boolean isolateRefused(List<Owned> owned, List<PartitionFold.Snapshot> snapshots, Throwable failure) {
+        LOG.warnf("a snapshot of %d partitions was refused by the database (%s): isolating the records at fault",
+                owned.size(), SnapshotIsolation.reason(failure));
+        List<SnapshotIsolation.Suspect> suspects = new ArrayList<>();
+        for (int i = 0; i < owned.size(); i++) {
+            Owned o = owned.get(i);
+            if (folds.get(o.partition()) != o) {
+                continue;
+            }
+            for (PartitionFold.Pending pending : snapshots.get(i).allocations()) {
+                suspects.add(new SnapshotIsolation.Suspect(o.partition(), snapshots.get(i).stored(),
+                        o.fold().position(), pending));
+            }
+        }
+        try {
+            List<SnapshotIsolation.Isolated> isolated = isolation.isolate(suspects);
+            if (isolated.isEmpty()) {
+                return false;
+            }
+            List<String> ids = isolated.stream().map(SnapshotIsolation.Isolated::allocationId).toList();
+            Map<String, MeteredAllocation> stored = new HashMap<>();
+            store.dimensions(ids).await().atMost(config.databaseRetryWindow())
+                    .forEach(a -> stored.put(a.allocationId(), a));
+            List<DeadLetter> dead = new ArrayList<>();
+            for (SnapshotIsolation.Isolated i : isolated) {
+                dead.addAll(i.dead());
+                Owned o = folds.get(i.partition());
+                o.fold().discard(i.allocationId(), i.recordsOfRound());
+                if (stored.containsKey(i.allocationId())) {
+                    o.fold().know(stored.get(i.allocationId()));
+                }
+                for (SnapshotIsolation.Refold r : i.refold()) {
+                    o.fold().fold(r.envelope().event().id(), r.envelope().payload())
+                            .ifPresent(reason -> dead.add(new DeadLetter(r.record(), reason)));
+                }
+            }
+            registry.counter(METRIC, "outcome", "isolated").increment(dead.size());
+            deadLetters.send(dead).await().atMost(Duration.ofMinutes(1));
+            return true;
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "could not isolate the records a snapshot was refused for");
+            return false;
+        }
     }
 
     /**
@@ -621,7 +682,8 @@ public class UsageConsumer {
     static boolean isTransient(Throwable e) {
         if (e instanceof MalformedEventException || e instanceof RefusedUsageException
                 || e instanceof StaleFoldException || e instanceof IllegalArgumentException
-                || e instanceof IllegalStateException || e instanceof ArithmeticException) {
+                || e instanceof IllegalStateException || e instanceof ArithmeticException
+                || e instanceof java.time.DateTimeException || e instanceof NullPointerException) {
             return false;
         }
         if (e instanceof PgException pg && pg.getSqlState() != null) {

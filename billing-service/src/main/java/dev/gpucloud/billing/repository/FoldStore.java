@@ -149,6 +149,27 @@ public class FoldStore {
                 .flatMap(v -> advance(conn, sorted)).flatMap(v -> writeUsage(conn, sorted)));
     }
 
+    /**
+     * Writes these allocations' usage in a transaction that is always rolled back: whether the database would
+     * take them (a snapshot that failed on bad data is bisected with it to find the allocation at fault).
+     * Completes with empty when it would, else with the failure.
+     */
+    public Uni<java.util.Optional<Throwable>> probe(List<PartitionFold.Pending> allocations) {
+        PartitionFold.Snapshot probe = new PartitionFold.Snapshot("probe", 0, 0, 0, allocations, 0);
+        return pool.withTransaction(conn -> writeUsage(conn, List.of(probe))
+                        .flatMap(v -> Uni.createFrom().<Void>failure(new ProbeRolledBack())))
+                .map(v -> java.util.Optional.<Throwable>empty())
+                .onFailure().recoverWithItem(e -> e instanceof ProbeRolledBack ? java.util.Optional.empty()
+                        : java.util.Optional.of(e));
+    }
+
+    /** Ends a probe's transaction: it must never commit. */
+    private static final class ProbeRolledBack extends RuntimeException {
+        ProbeRolledBack() {
+            super("probe", null, false, false);
+        }
+    }
+
     private static Uni<Void> advance(SqlConnection conn, List<PartitionFold.Snapshot> snapshots) {
         int n = snapshots.size();
         String[] topics = new String[n];

@@ -19,6 +19,8 @@ public class Access {
     public static final String TENANT_HEADER = "X-Gpucloud-Tenant";
     public static final String OPERATOR_HEADER = "X-Gpucloud-Operator-Token";
 
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(Access.class);
+
     private final Optional<String> operatorToken;
 
     public Access(BillingConfig config) {
@@ -49,15 +51,17 @@ public class Access {
         }
         if (operatorToken.isEmpty() || !MessageDigest.isEqual(operatorToken.get().getBytes(StandardCharsets.UTF_8),
                 token.getBytes(StandardCharsets.UTF_8))) {
+            if (operatorToken.isEmpty()) {
+                // the operator learns why from the log; a caller learns nothing about the configuration
+                LOG.warn("an operator request was refused: no operator token is configured");
+            }
             return Optional.of(new ApiError("forbidden", OPERATOR_HEADER, "header '" + OPERATOR_HEADER
-                    + "' is not the operator token" + (operatorToken.isEmpty()
-                            ? " (gpucloud.billing.operator-token is not set: operator requests are refused)" : ""))
-                    .toResponse(Response.Status.FORBIDDEN));
+                    + "' is not the operator token").toResponse(Response.Status.FORBIDDEN));
         }
         return Optional.empty();
     }
 
     private static String clip(String text) {
-        return text.length() <= 40 ? text : text.substring(0, 40) + "...";
+        return dev.gpucloud.contracts.limits.Check.clip(text);
     }
 }

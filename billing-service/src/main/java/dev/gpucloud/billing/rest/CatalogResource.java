@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gpucloud.billing.fold.PriceEntry;
 import dev.gpucloud.billing.repository.CatalogStore;
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
 import dev.gpucloud.contracts.events.CapacityType;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
@@ -105,6 +107,9 @@ public class CatalogResource {
             entry = new PriceEntry(text(node, "gpuModel"), capacity(text(node, "capacityType")),
                     instant(text(node, "effectiveFrom")), micros(node));
             note = node.hasNonNull("note") ? node.get("note").asText() : null;
+            limited("gpuModel", () -> Check.text(entry.gpuModel(), Limits.GPU_MODEL, "gpuModel"));
+            limited("note", () -> Check.optionalText(note, Limits.DETAIL, "note"));
+            limited("effectiveFrom", () -> Check.time(entry.effectiveFrom(), "effectiveFrom"));
             if (entry.gpuModel().length() > 64 || entry.gpuModel().contains("/") || entry.gpuModel().contains(",")) {
                 throw new BadField("gpuModel", "field 'gpuModel' must be at most 64 characters without '/' or ','");
             }
@@ -115,6 +120,15 @@ public class CatalogResource {
                 .map(added -> Response.status(Response.Status.CREATED).entity(PriceEntryView.of(added)).build())
                 .onFailure(IllegalArgumentException.class).recoverWithItem(e -> ApiError.badParameter(
                         "effectiveFrom", e.getMessage()).toResponse(Response.Status.BAD_REQUEST));
+    }
+
+    /** A limits-table check whose failure is a 400 naming the field (a NUL byte must never reach the database). */
+    private static void limited(String field, Runnable check) {
+        try {
+            check.run();
+        } catch (IllegalArgumentException e) {
+            throw new BadField(field, e.getMessage());
+        }
     }
 
     private static final class BadField extends RuntimeException {

@@ -177,6 +177,21 @@ class BillingBeansTest {
             }
 
             @Override
+            public Ingest ingest() {
+                return new Ingest() {
+                    @Override
+                    public Duration stallAfter() {
+                        return Duration.ofMinutes(10);
+                    }
+
+                    @Override
+                    public Duration lagSampleInterval() {
+                        return Duration.ofSeconds(15);
+                    }
+                };
+            }
+
+            @Override
             public Fold fold() {
                 return new Fold() {
                     @Override

@@ -180,7 +180,14 @@ class BillingApiTest {
                         + "\"effectiveFrom\": \"2099-01-01T00:00:00Z\", \"microsPerGpuHour\": 1}", "gpuModel"),
                 Arguments.of("a known model repriced in the past", "{\"gpuModel\": \"A100-SXM4-40GB\", "
                         + "\"capacityType\": \"ON_DEMAND\", \"effectiveFrom\": \"2025-01-01T00:00:00Z\", "
-                        + "\"microsPerGpuHour\": 1}", "effectiveFrom"));
+                        + "\"microsPerGpuHour\": 1}", "effectiveFrom"),
+                // found by BillingFuzzTest: a NUL byte reached PostgreSQL and the answer was a 500
+                Arguments.of("a NUL byte in the note", "{\"gpuModel\": \"FUZZ-NUL\", \"capacityType\": \"SPOT\", "
+                        + "\"effectiveFrom\": \"2099-01-01T00:00:00Z\", \"microsPerGpuHour\": 1, "
+                        + "\"note\": \"a\\u0000b\"}", "note"),
+                Arguments.of("a year a billion years ahead", "{\"gpuModel\": \"FUZZ-Y\", \"capacityType\": \"SPOT\", "
+                        + "\"effectiveFrom\": \"+1000000000-01-01T00:00:00Z\", \"microsPerGpuHour\": 1}",
+                        "effectiveFrom"));
     }
 
     @ParameterizedTest(name = "{0} is a 400 naming {2}")

@@ -1,5 +1,7 @@
 package dev.gpucloud.contracts.events;
 
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
 import java.time.Instant;
 
 /**
@@ -20,9 +22,12 @@ public record AllocationEvent(
         String migInstanceUuid) {
 
     public AllocationEvent {
-        Require.text(allocationId, "allocationId");
-        Require.text(jobId, "jobId");
-        Require.text(nodeId, "nodeId");
+        Check.text(allocationId, Limits.ID, "allocationId");
+        Check.text(jobId, Limits.ID, "jobId");
+        Check.text(nodeId, Limits.ID, "nodeId");
+        Check.optionalText(checkpointPath, Limits.CHECKPOINT_LOCATION, "checkpointPath");
+        Check.optionalText(detail, Limits.DETAIL, "detail");
+        Check.optionalText(migInstanceUuid, Limits.LABEL_TEXT, "migInstanceUuid");
         Require.present(type, "type");
         Require.present(occurredAt, "occurredAt");
         if (type == AllocationEventType.EXITED) {

@@ -1,5 +1,7 @@
 package dev.gpucloud.contracts.events;
 
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
 import java.util.List;
 
 /**
@@ -13,10 +15,12 @@ public record AllocationReport(String allocationId, String jobId, String tenant,
         String migInstanceUuid, String migSlot, int milliGpu) {
 
     public AllocationReport {
-        Require.text(allocationId, "allocationId");
-        Require.text(jobId, "jobId");
-        Require.text(tenant, "tenant");
-        gpuIndices = Require.list(gpuIndices, "gpuIndices");
+        Check.text(allocationId, Limits.ID, "allocationId");
+        Check.text(jobId, Limits.ID, "jobId");
+        Check.text(tenant, Limits.ID, "tenant");
+        gpuIndices = Check.size(Require.list(gpuIndices, "gpuIndices"), Limits.GPUS_PER_HOST, "gpuIndices");
+        Check.optionalText(migInstanceUuid, Limits.LABEL_TEXT, "migInstanceUuid");
+        Check.optionalText(migSlot, Limits.LABEL_TEXT, "migSlot");
         Require.atLeast(milliGpu, 0, "milliGpu");
     }
 }

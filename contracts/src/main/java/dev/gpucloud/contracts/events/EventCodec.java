@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
 import java.io.IOException;
 import java.util.stream.Collectors;
 
@@ -20,13 +22,15 @@ import java.util.stream.Collectors;
 public final class EventCodec {
 
     /** Records above this size are refused before parsing. */
-    public static final int MAX_RECORD_BYTES = 1024 * 1024;
+    public static final int MAX_RECORD_BYTES = (int) Limits.RECORD.max();
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
             .addModule(new JavaTimeModule())
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            // "workers": 1.5 is not one worker: a fraction where an integer belongs is refused, not truncated
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
             .build();
 
@@ -80,11 +84,15 @@ public final class EventCodec {
             throw e;
         } catch (ValueInstantiationException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
-            throw new MalformedEventException(where + ": " + cause.getMessage() + path(e), e);
+            throw new MalformedEventException(where + ": " + Check.reason(cause.getMessage()) + path(e), e);
         } catch (JsonMappingException e) {
-            throw new MalformedEventException(where + ": " + e.getOriginalMessage() + path(e), e);
+            // Jackson quotes the offending value whole: clipped, so a reason never carries a megabyte
+            throw new MalformedEventException(where + ": " + Check.reason(e.getOriginalMessage()) + path(e), e);
+        } catch (JsonProcessingException e) {
+            // the original message: without the location, which quotes the input
+            throw new MalformedEventException(where + ": not valid JSON: " + Check.clip(e.getOriginalMessage()), e);
         } catch (IOException e) {
-            throw new MalformedEventException(where + ": not valid JSON: " + e.getMessage(), e);
+            throw new MalformedEventException(where + ": not valid JSON: " + Check.clip(e.getMessage()), e);
         }
     }
 

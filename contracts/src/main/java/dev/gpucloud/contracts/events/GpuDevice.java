@@ -1,5 +1,7 @@
 package dev.gpucloud.contracts.events;
 
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
 import java.util.List;
 
 /**
@@ -17,9 +19,10 @@ public record GpuDevice(
         List<MigInstance> migInstances) {
 
     public GpuDevice {
-        Require.atLeast(index, 0, "index");
-        Require.text(uuid, "uuid");
-        Require.text(model, "model");
+        Check.number(index, Limits.GPU_INDEX, "index");
+        Check.text(uuid, Limits.LABEL_TEXT, "uuid");
+        Check.text(model, Limits.GPU_MODEL, "model");
+        Check.optionalText(pciBusId, Limits.LABEL_TEXT, "pciBusId");
         Require.atLeast(memoryMib, 1, "memoryMib");
         Require.atLeast(nvlinkIsland, -1, "nvlinkIsland");
         migInstances = Require.list(migInstances, "migInstances");

@@ -1,5 +1,7 @@
 package dev.gpucloud.contracts.events;
 
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
 import java.util.List;
 
 /**
@@ -32,12 +34,13 @@ public record GpuReading(
         List<MigReading> migInstances) {
 
     public GpuReading {
-        Require.atLeast(index, 0, "index");
-        Require.text(uuid, "uuid");
-        Require.text(model, "model");
+        Check.number(index, Limits.GPU_INDEX, "index");
+        Check.text(uuid, Limits.LABEL_TEXT, "uuid");
+        Check.text(model, Limits.GPU_MODEL, "model");
+        Check.optionalText(pciBusId, Limits.LABEL_TEXT, "pciBusId");
         Require.between(gpuUtilPercent, 0, 100, "gpuUtilPercent");
         Require.atLeast(memoryUsedMib, 0, "memoryUsedMib");
         Require.atLeast(memoryFreeMib, 0, "memoryFreeMib");
-        migInstances = Require.list(migInstances, "migInstances");
+        migInstances = Check.size(Require.list(migInstances, "migInstances"), Limits.SHORT_LIST, "migInstances");
     }
 }

@@ -1,5 +1,7 @@
 package dev.gpucloud.contracts.events;
 
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
 import java.time.Instant;
 import java.util.List;
 
@@ -28,17 +30,20 @@ public record HostInventory(
         List<RdmaNic> rdmaNics) {
 
     public HostInventory {
-        Require.text(nodeId, "nodeId");
-        Require.text(hostname, "hostname");
-        Require.text(instanceType, "instanceType");
-        Require.text(zone, "zone");
+        Check.text(nodeId, Limits.ID, "nodeId");
+        Check.text(hostname, Limits.HOSTNAME, "hostname");
+        Check.text(instanceType, Limits.LABEL_TEXT, "instanceType");
+        Check.text(zone, Limits.LABEL_TEXT, "zone");
+        Check.optionalText(rdmaFabric, Limits.LABEL_TEXT, "rdmaFabric");
         Require.present(capacityType, "capacityType");
         Require.atLeast(priceMicrosPerHour, 0, "priceMicrosPerHour");
         Require.atLeast(cpuMillis, 0, "cpuMillis");
         Require.atLeast(memoryMib, 0, "memoryMib");
         switchPath = Require.list(switchPath, "switchPath");
-        gpus = Require.list(gpus, "gpus");
-        cachedDatasets = Require.list(cachedDatasets, "cachedDatasets");
+        Check.size(switchPath, Limits.SHORT_LIST, "switchPath");
+        gpus = Check.size(Require.list(gpus, "gpus"), Limits.GPUS_PER_HOST, "gpus");
+        cachedDatasets = Check.size(Require.list(cachedDatasets, "cachedDatasets"), Limits.SHORT_LIST,
+                "cachedDatasets");
         Require.text(backend, "backend");
         Require.present(observedAt, "observedAt");
         rdmaNics = Require.list(rdmaNics, "rdmaNics");

@@ -1,5 +1,8 @@
 package dev.gpucloud.contracts.events;
 
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
+
 /**
  * A job submission from a producer other than gRPC, on {@code job.requests} keyed by tenant; the
  * scheduler deduplicates on (tenant, clientRequestId) exactly as it does for SubmitJob.
@@ -7,10 +10,7 @@ package dev.gpucloud.contracts.events;
 public record JobRequest(String tenant, String clientRequestId, JobSpec spec) {
     public JobRequest {
         Tenants.require(tenant, "tenant");
-        Require.text(clientRequestId, "clientRequestId");
-        if (clientRequestId.length() > 128) {
-            throw new IllegalArgumentException("field 'clientRequestId' must be at most 128 characters");
-        }
+        Check.text(clientRequestId, Limits.ID, "clientRequestId");
         Require.present(spec, "spec");
     }
 }

@@ -4,6 +4,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
 
 /**
  * What a job asks for: {@code workers} workers, each with whole GPUs ({@code gpusPerWorker}), one
@@ -31,23 +33,18 @@ public record JobSpec(
         List<String> command,
         Map<String, String> env) {
 
-    public static final int MAX_WORKERS = 1024;
-    public static final int MAX_GPUS_PER_WORKER = 16;
-    public static final int MAX_COMMAND_ARGS = 256;
-    public static final int MAX_TEXT = 4096;
-    public static final int MAX_ENV = 128;
+    public static final int MAX_WORKERS = (int) Limits.WORKERS.max();
+    public static final int MAX_GPUS_PER_WORKER = (int) Limits.GPUS_PER_WORKER.max();
     private static final Pattern MIG_PROFILE = Pattern.compile("[1-7]g\\.[0-9]+gb");
-    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
+    /**
+     * Every bound of {@link Limits} that does not depend on the clock; the deadline's distance from now is
+     * checked where a spec is submitted ({@link #requireDeadlineAhead}), so a stored spec always reads back.
+     */
     public JobSpec {
-        Require.text(name, "spec.name");
-        if (name.length() > 128) {
-            throw new IllegalArgumentException("field 'spec.name' must be at most 128 characters");
-        }
-        if (workers < 1 || workers > MAX_WORKERS) {
-            throw new IllegalArgumentException(
-                    "field 'spec.workers' must be within 1.." + MAX_WORKERS + ", was " + workers);
-        }
+        Check.text(name, Limits.JOB_NAME, "spec.name");
+        Check.number(workers, Limits.WORKERS, "spec.workers");
         if (migProfile != null && migProfile.isBlank()) {
             migProfile = null;
         }
@@ -56,61 +53,62 @@ public record JobSpec(
             throw new IllegalArgumentException(
                     "field 'spec.gpusPerWorker': set exactly one of gpusPerWorker, migProfile and milliGpu");
         }
-        if (gpusPerWorker < 0 || gpusPerWorker > MAX_GPUS_PER_WORKER) {
-            throw new IllegalArgumentException(
-                    "field 'spec.gpusPerWorker' must be within 0.." + MAX_GPUS_PER_WORKER + ", was " + gpusPerWorker);
-        }
+        Check.number(gpusPerWorker, Limits.GPUS_PER_WORKER, "spec.gpusPerWorker");
+        Check.optionalText(migProfile, Limits.MIG_PROFILE, "spec.migProfile");
         if (migProfile != null && !MIG_PROFILE.matcher(migProfile).matches()) {
             throw new IllegalArgumentException(
                     "field 'spec.migProfile' must look like 1g.10gb, was '" + clip(migProfile) + "'");
         }
-        if (milliGpu < 0 || milliGpu >= Sku.WHOLE_GPU) {
-            throw new IllegalArgumentException("field 'spec.milliGpu' must be within 1..999, was " + milliGpu);
-        }
-        Require.atLeast(cpuMillisPerWorker, 0, "spec.cpuMillisPerWorker");
-        Require.atLeast(memoryMibPerWorker, 0, "spec.memoryMibPerWorker");
+        Check.number(milliGpu, Limits.MILLI_GPU, "spec.milliGpu");
+        Check.number(cpuMillisPerWorker, Limits.CPU_MILLIS, "spec.cpuMillisPerWorker");
+        Check.number(memoryMibPerWorker, Limits.MEMORY_MIB, "spec.memoryMibPerWorker");
         gpuModels = Require.list(gpuModels, "spec.gpuModels");
-        for (String model : gpuModels) {
-            if (model.isBlank() || model.length() > 128) {
-                throw new IllegalArgumentException("field 'spec.gpuModels' has an empty or over-long model name");
-            }
+        Check.size(gpuModels, Limits.GPU_MODELS, "spec.gpuModels");
+        for (int i = 0; i < gpuModels.size(); i++) {
+            Check.text(gpuModels.get(i), Limits.GPU_MODEL, "spec.gpuModels[" + i + "]");
         }
-        Require.atLeast(minGpuMemoryMib, 0, "spec.minGpuMemoryMib");
+        Check.number(minGpuMemoryMib, Limits.MIN_GPU_MEMORY_MIB, "spec.minGpuMemoryMib");
         interconnect = interconnect == null ? Interconnect.NONE : interconnect;
         capacity = capacity == null ? CapacityPreference.ON_DEMAND : capacity;
         priority = priority == null ? PriorityClass.NORMAL : priority;
         checkpoint = checkpoint == null ? CheckpointPolicy.NONE : checkpoint;
-        Require.atLeast(runtimeEstimateSeconds, 0, "spec.runtimeEstimateSeconds");
-        Require.atLeast(priceCeilingMicrosPerHour, 0, "spec.priceCeilingMicrosPerHour");
+        Check.number(runtimeEstimateSeconds, Limits.RUNTIME_ESTIMATE, "spec.runtimeEstimateSeconds");
+        Check.number(priceCeilingMicrosPerHour, Limits.PRICE_CEILING, "spec.priceCeilingMicrosPerHour");
         command = Require.list(command, "spec.command");
-        if (command.isEmpty()) {
-            throw new IllegalArgumentException("field 'spec.command' must not be empty");
+        Check.size(command, Limits.COMMAND, "spec.command");
+        long chars = name.length() + (checkpoint.location() == null ? 0 : checkpoint.location().length());
+        for (int i = 0; i < command.size(); i++) {
+            chars += Check.optionalText(command.get(i), Limits.COMMAND_ARG, "spec.command[" + i + "]").length();
         }
-        if (command.size() > MAX_COMMAND_ARGS) {
-            throw new IllegalArgumentException("field 'spec.command' has more than " + MAX_COMMAND_ARGS + " arguments");
-        }
-        for (String arg : command) {
-            if (arg.length() > MAX_TEXT || arg.indexOf('\0') >= 0) {
-                throw new IllegalArgumentException("field 'spec.command' has an argument over "
-                        + MAX_TEXT + " characters or with a NUL byte");
-            }
+        if (command.get(0).isBlank()) {
+            throw new IllegalArgumentException("field 'spec.command[0]' (the program) must not be blank");
         }
         env = Require.map(env, "spec.env");
-        if (env.size() > MAX_ENV) {
-            throw new IllegalArgumentException("field 'spec.env' has more than " + MAX_ENV + " entries");
-        }
+        Check.size(env, Limits.ENV, "spec.env");
         for (Map.Entry<String, String> e : env.entrySet()) {
+            Check.text(e.getKey(), Limits.ENV_NAME, "spec.env");
             if (!ENV_NAME.matcher(e.getKey()).matches()) {
                 throw new IllegalArgumentException("field 'spec.env' has an invalid name '" + clip(e.getKey()) + "'");
             }
-            if (e.getValue().length() > MAX_TEXT || e.getValue().indexOf('\0') >= 0) {
-                throw new IllegalArgumentException("field 'spec.env' value of '" + e.getKey()
-                        + "' is over " + MAX_TEXT + " characters or has a NUL byte");
-            }
+            chars += e.getKey().length()
+                    + Check.optionalText(e.getValue(), Limits.ENV_VALUE, "spec.env[" + e.getKey() + "]").length();
+        }
+        for (String model : gpuModels) {
+            chars += model.length();
+        }
+        if (chars > Limits.SPEC_TEXT.max()) {
+            throw new IllegalArgumentException("field 'spec' holds " + chars + " characters of text, over the limit of "
+                    + Limits.SPEC_TEXT.max());
         }
         if (interconnect == Interconnect.NVLINK && gpusPerWorker < 2) {
             throw new IllegalArgumentException("field 'spec.interconnect' NVLINK needs gpusPerWorker >= 2");
         }
+    }
+
+    /** At submission: the deadline, if any, must lie ahead of {@code now}, within the horizon of the limits table. */
+    public JobSpec requireDeadlineAhead(Instant now) {
+        Check.deadline(deadline, now, "spec.deadline");
+        return this;
     }
 
     /** GPUs (whole or not) each worker needs, in milli-GPUs. */
@@ -122,6 +120,6 @@ public record JobSpec(
     }
 
     static String clip(String text) {
-        return text.length() <= 40 ? text : text.substring(0, 40) + "...";
+        return Check.clip(text);
     }
 }

@@ -51,6 +51,7 @@ public record NodeCommand(
         Require.atLeast(milliGpu, 0, "milliGpu");
         Require.atLeast(rank, 0, "rank");
         Require.present(issuedAt, "issuedAt");
+        dev.gpucloud.contracts.limits.Check.optionalText(reason, dev.gpucloud.contracts.limits.Limits.DETAIL, "reason");
         if (type == NodeCommandType.START) {
             Require.atLeast(worldSize, 1, "worldSize");
             if (gpuIndices.isEmpty() && migInstanceUuid == null) {

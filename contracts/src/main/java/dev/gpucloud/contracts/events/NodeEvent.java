@@ -1,5 +1,7 @@
 package dev.gpucloud.contracts.events;
 
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
 import java.time.Instant;
 
 /** Something that happened to a host, on {@code node.events} keyed by nodeId. */
@@ -13,7 +15,14 @@ public record NodeEvent(
         String detail) {
 
     public NodeEvent {
-        Require.text(nodeId, "nodeId");
+        Check.text(nodeId, Limits.ID, "nodeId");
+        Check.optionalText(detail, Limits.DETAIL, "detail");
+        if (xid != null) {
+            Check.number(xid, Limits.XID, "xid");
+        }
+        if (gpuIndex != null) {
+            Check.number(gpuIndex, Limits.GPU_INDEX, "gpuIndex");
+        }
         Require.present(type, "type");
         Require.present(occurredAt, "occurredAt");
         if (type == NodeEventType.SPOT_INTERRUPTION) {

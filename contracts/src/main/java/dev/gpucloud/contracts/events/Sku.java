@@ -1,5 +1,7 @@
 package dev.gpucloud.contracts.events;
 
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
 /**
  * What is billed: a whole GPU of a model (milliGpu 1000), one MIG slice of it (migProfile set), or a
  * share of one GPU in milli-GPUs (1..999).
@@ -8,7 +10,8 @@ public record Sku(String gpuModel, String migProfile, int milliGpu) {
     public static final int WHOLE_GPU = 1000;
 
     public Sku {
-        Require.text(gpuModel, "gpuModel");
+        Check.text(gpuModel, Limits.GPU_MODEL, "sku.gpuModel");
+        Check.optionalText(migProfile, Limits.MIG_PROFILE, "sku.migProfile");
         Require.atLeast(milliGpu, 1, "milliGpu");
         if (milliGpu > WHOLE_GPU) {
             throw new IllegalArgumentException("field 'milliGpu' must be <= 1000, was " + milliGpu);

@@ -1,5 +1,7 @@
 package dev.gpucloud.contracts.events;
 
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
 import java.time.Instant;
 import java.util.List;
 
@@ -12,11 +14,12 @@ import java.util.List;
 public record TelemetrySample(String nodeId, String hostname, Instant sampledAt, List<GpuReading> gpus,
         List<AllocationReport> allocations) {
     public TelemetrySample {
-        Require.text(nodeId, "nodeId");
-        Require.text(hostname, "hostname");
+        Check.text(nodeId, Limits.ID, "nodeId");
+        Check.text(hostname, Limits.HOSTNAME, "hostname");
         Require.present(sampledAt, "sampledAt");
-        gpus = Require.list(gpus, "gpus");
-        allocations = allocations == null ? null : Require.list(allocations, "allocations");
+        gpus = Check.size(Require.list(gpus, "gpus"), Limits.GPUS_PER_HOST, "gpus");
+        allocations = allocations == null ? null
+                : Check.size(Require.list(allocations, "allocations"), Limits.SHORT_LIST, "allocations");
     }
 
     /** A sample that says nothing of the host's allocations. */

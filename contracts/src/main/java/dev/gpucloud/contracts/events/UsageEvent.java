@@ -1,5 +1,7 @@
 package dev.gpucloud.contracts.events;
 
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
 import java.time.Instant;
 
 /**
@@ -20,18 +22,18 @@ public record UsageEvent(
         String zone) {
 
     public UsageEvent {
-        Require.text(allocationId, "allocationId");
-        Require.text(jobId, "jobId");
+        Check.text(allocationId, Limits.ID, "allocationId");
+        Check.text(jobId, Limits.ID, "jobId");
         Tenants.require(tenant, "tenant");
-        Require.text(nodeId, "nodeId");
+        Check.text(nodeId, Limits.ID, "nodeId");
         Require.present(from, "from");
         Require.present(to, "to");
         if (!to.isAfter(from)) {
             throw new IllegalArgumentException("field 'to' must be after 'from', was " + from + " .. " + to);
         }
         Require.present(sku, "sku");
-        Require.atLeast(units, 1, "units");
+        Check.number(units, Limits.UNITS, "units");
         Require.present(capacityType, "capacityType");
-        Require.text(zone, "zone");
+        Check.text(zone, Limits.LABEL_TEXT, "zone");
     }
 }

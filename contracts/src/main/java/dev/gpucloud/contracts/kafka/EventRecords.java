@@ -3,6 +3,9 @@ package dev.gpucloud.contracts.kafka;
 import dev.gpucloud.contracts.events.CloudEvent;
 import dev.gpucloud.contracts.events.Envelope;
 import dev.gpucloud.contracts.events.EventCodec;
+import dev.gpucloud.contracts.events.EventTimes;
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
 import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.contracts.events.Topic;
 import java.time.Instant;
@@ -56,19 +59,39 @@ public final class EventRecords {
     }
 
     /**
-     * Decodes a consumed record. A record without a key, without its CloudEvents headers, or whose
-     * payload is malformed is a {@link MalformedEventException} that says why.
+     * Decodes a consumed record. A record without a key, without its CloudEvents headers, of another
+     * {@code ce_type} than the topic's, whose payload is malformed or whose times are out of the limits
+     * table's range (see {@link EventTimes}) is a {@link MalformedEventException} that names the topic and
+     * the field.
      */
     public static <T> Envelope<T> decode(Topic<T> topic, ConsumerRecord<String, byte[]> record) {
+        return decode(topic, record, Instant.now());
+    }
+
+    /** As {@link #decode(Topic, ConsumerRecord)}, with the receiver's clock passed in. */
+    public static <T> Envelope<T> decode(Topic<T> topic, ConsumerRecord<String, byte[]> record, Instant now) {
         if (record.key() == null || record.key().isBlank()) {
             throw new MalformedEventException(topic.name() + ": record has no key (expected " + topic.key() + ")");
         }
         CloudEvent event;
         try {
             event = CloudEventHeaders.read(record.headers());
-        } catch (MalformedEventException e) {
+            Check.text(record.key(), Limits.ID, "key");
+            Check.text(event.id(), Limits.ID, CloudEventHeaders.ID);
+            Check.eventTime(event.time(), now, CloudEventHeaders.TIME);
+        } catch (MalformedEventException | IllegalArgumentException e) {
             throw new MalformedEventException(topic.name() + ": " + e.getMessage());
         }
-        return new Envelope<>(record.key(), event, EventCodec.decode(topic, record.value()));
+        if (!topic.eventType().equals(event.type())) {
+            throw new MalformedEventException(topic.name() + ": header '" + CloudEventHeaders.TYPE + "' must be '"
+                    + topic.eventType() + "', was '" + Check.clip(event.type()) + "'");
+        }
+        T payload = EventCodec.decode(topic, record.value());
+        try {
+            EventTimes.check(payload, now);
+        } catch (IllegalArgumentException e) {
+            throw new MalformedEventException(topic.name() + ": " + e.getMessage());
+        }
+        return new Envelope<>(record.key(), event, payload);
     }
 }

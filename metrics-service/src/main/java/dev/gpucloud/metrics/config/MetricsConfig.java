@@ -12,6 +12,24 @@ public interface MetricsConfig {
     @WithDefault("5m")
     Duration staleAfter();
 
+    /**
+     * A telemetry sample dated more than this after it arrives is dropped and counted (reason future_sample): a
+     * host with a broken clock would otherwise freeze its own series, since every later sample looks older.
+     */
+    @WithDefault("5m")
+    Duration maxSampleAhead();
+
+    /** A telemetry sample dated more than this before it arrives is dropped and counted (reason old_sample). */
+    @WithDefault("10m")
+    Duration maxSampleAge();
+
+    /**
+     * Whether telemetry of a host that no gpu.inventory record describes is dropped and counted (reason
+     * unknown_host) rather than becoming series of a host the fleet does not have.
+     */
+    @WithDefault("true")
+    boolean telemetryRequiresInventory();
+
     /** How often hosts are checked against stale-after; a quiet host's series last at most stale-after plus this. */
     @WithDefault("30s")
     Duration sweepInterval();

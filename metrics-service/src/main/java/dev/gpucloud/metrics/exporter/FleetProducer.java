@@ -2,6 +2,7 @@ package dev.gpucloud.metrics.exporter;
 
 import dev.gpucloud.metrics.config.MetricsConfig;
 import dev.gpucloud.metrics.gpu.GpuFleet;
+import dev.gpucloud.metrics.gpu.SampleRules;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.inject.Produces;
@@ -17,7 +18,8 @@ public class FleetProducer {
     @Singleton
     GpuFleet fleet(MeterRegistry registry, MetricsConfig config) {
         DcgmGauges gauges = new DcgmGauges(registry);
-        GpuFleet fleet = new GpuFleet(gauges, new TelemetryDrops(registry), config.maxGpusPerHost(), config.maxGpus());
+        GpuFleet fleet = new GpuFleet(gauges, new TelemetryDrops(registry), config.maxGpusPerHost(), config.maxGpus(),
+                new SampleRules(config.maxSampleAhead(), config.maxSampleAge(), config.telemetryRequiresInventory()));
         Gauge.builder("gpucloud.metrics.gpus", fleet, GpuFleet::gpuCount)
                 .description("GPUs that have dcgm series now.").strongReference(true).register(registry);
         Gauge.builder("gpucloud.metrics.gpus.limit", fleet, GpuFleet::maxGpus)

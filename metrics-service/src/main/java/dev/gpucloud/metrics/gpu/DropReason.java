@@ -11,7 +11,13 @@ public enum DropReason {
     /** A sample that would take the fleet past the series cap (max-gpus): the whole sample is dead-lettered. */
     SERIES_CAP("series_cap"),
     /** A sample not newer than the host's latest, or taken before the host left: ignored. */
-    STALE_SAMPLE("stale_sample");
+    STALE_SAMPLE("stale_sample"),
+    /** A sample dated further ahead of its arrival than max-sample-ahead (a broken clock): ignored. */
+    FUTURE_SAMPLE("future_sample"),
+    /** A sample dated further before its arrival than max-sample-age (replayed, or stuck in a queue): ignored. */
+    OLD_SAMPLE("old_sample"),
+    /** A sample of a host that no inventory record describes: ignored, so it creates no series. */
+    UNKNOWN_HOST("unknown_host");
 
     private final String label;
 

@@ -35,7 +35,9 @@ public final class GpuFleet {
         /** Ignored: not newer than the latest sample applied for this host (a repeat, or late). */
         NOT_NEWER,
         /** Ignored: taken before the host left the fleet, so it must not bring the host back. */
-        BEFORE_DEPARTURE
+        BEFORE_DEPARTURE,
+        /** Ignored by the {@link SampleRules}: dated too far ahead or back, or of a host not in the inventory. */
+        NOT_BELIEVED
     }
 
     /** What an inventory record did. */
@@ -54,6 +56,7 @@ public final class GpuFleet {
     private final DropListener drops;
     private final int maxGpusPerHost;
     private final int maxGpus;
+    private final SampleRules rules;
     private final Map<String, Host> hosts = new HashMap<>();
     private final Map<String, GpuSeries> gpusByUuid = new HashMap<>();
 
@@ -68,6 +71,11 @@ public final class GpuFleet {
 
     /** A fleet that also reports every dropped reading, GPU or sample to {@code drops}. */
     public GpuFleet(SeriesListener listener, DropListener drops, int maxGpusPerHost, int maxGpus) {
+        this(listener, drops, maxGpusPerHost, maxGpus, SampleRules.TRUSTING);
+    }
+
+    /** A fleet that also drops (and counts) the samples {@code rules} do not believe. */
+    public GpuFleet(SeriesListener listener, DropListener drops, int maxGpusPerHost, int maxGpus, SampleRules rules) {
         if (maxGpusPerHost < 1 || maxGpus < 1) {
             throw new IllegalArgumentException("limits must be at least 1: maxGpusPerHost=" + maxGpusPerHost
                     + ", maxGpus=" + maxGpus);
@@ -76,6 +84,7 @@ public final class GpuFleet {
         this.drops = drops;
         this.maxGpusPerHost = maxGpusPerHost;
         this.maxGpus = maxGpus;
+        this.rules = rules;
     }
 
     /** A host's description: remembered for the PCI bus ids that telemetry may lack. */
@@ -126,6 +135,18 @@ public final class GpuFleet {
      */
     public synchronized SampleOutcome apply(TelemetrySample sample, Instant receivedAt) {
         Host host = hosts.get(sample.nodeId());
+        if (sample.sampledAt().isAfter(receivedAt.plus(rules.maxAhead()))) {
+            drops.dropped(DropReason.FUTURE_SAMPLE, DropListener.SAMPLE);
+            return SampleOutcome.NOT_BELIEVED;
+        }
+        if (sample.sampledAt().isBefore(receivedAt.minus(rules.maxAge()))) {
+            drops.dropped(DropReason.OLD_SAMPLE, DropListener.SAMPLE);
+            return SampleOutcome.NOT_BELIEVED;
+        }
+        if (rules.requireInventory() && (host == null || !host.described)) {
+            drops.dropped(DropReason.UNKNOWN_HOST, DropListener.SAMPLE);
+            return SampleOutcome.NOT_BELIEVED;
+        }
         if (host != null) {
             if (host.leftAt != null && !sample.sampledAt().isAfter(host.leftAt)) {
                 drops.dropped(DropReason.STALE_SAMPLE, DropListener.SAMPLE);

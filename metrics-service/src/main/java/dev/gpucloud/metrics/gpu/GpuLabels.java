@@ -24,16 +24,31 @@ public record GpuLabels(String gpu, String uuid, String device, String modelName
     /** The MIG GPU instance id of a MIG instance's series; empty on a whole GPU's. */
     public static final String GPU_I_ID = "GPU_I_ID";
 
-    /** Label values are never null: an unknown one is the empty string, which Prometheus treats as absent. */
+    /** The longest label value exported; a longer one is cut there (docs/metrics.md). */
+    public static final int MAX_VALUE = 128;
+
+    /**
+     * Label values are never null: an unknown one is the empty string, which Prometheus treats as absent. Each
+     * is clipped to {@link #MAX_VALUE} characters, so no producer can make a scrape carry kilobytes per series.
+     */
     public GpuLabels {
-        Objects.requireNonNull(gpu, "gpu");
-        Objects.requireNonNull(uuid, "uuid");
-        Objects.requireNonNull(device, "device");
-        Objects.requireNonNull(modelName, "modelName");
-        Objects.requireNonNull(hostname, "hostname");
-        pciBusId = pciBusId == null ? "" : pciBusId;
-        migProfile = migProfile == null ? "" : migProfile;
-        migInstanceId = migInstanceId == null ? "" : migInstanceId;
+        gpu = clip(Objects.requireNonNull(gpu, "gpu"));
+        uuid = clip(Objects.requireNonNull(uuid, "uuid"));
+        device = clip(Objects.requireNonNull(device, "device"));
+        modelName = clip(Objects.requireNonNull(modelName, "modelName"));
+        hostname = clip(Objects.requireNonNull(hostname, "hostname"));
+        pciBusId = pciBusId == null ? "" : clip(pciBusId);
+        migProfile = migProfile == null ? "" : clip(migProfile);
+        migInstanceId = migInstanceId == null ? "" : clip(migInstanceId);
+    }
+
+    /** A label value cut to {@link #MAX_VALUE} characters (never inside a surrogate pair). */
+    static String clip(String value) {
+        if (value.length() <= MAX_VALUE) {
+            return value;
+        }
+        int end = Character.isHighSurrogate(value.charAt(MAX_VALUE - 1)) ? MAX_VALUE - 1 : MAX_VALUE;
+        return value.substring(0, end);
     }
 
     /** A whole GPU's labels (no MIG instance). */

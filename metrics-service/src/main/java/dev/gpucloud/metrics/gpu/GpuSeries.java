@@ -55,13 +55,13 @@ public final class GpuSeries {
         return (present & bit(field)) != 0;
     }
 
-    /** Whether a reading still carries this GPU's labels; allocates nothing. */
+    /** Whether a reading still carries this GPU's labels (as clipped); allocates nothing for short values. */
     boolean sameLabels(String hostname, GpuReading reading, String fallbackPciBusId) {
         return index == reading.index()
-                && labels.hostname().equals(hostname)
-                && labels.uuid().equals(reading.uuid())
-                && labels.modelName().equals(reading.model())
-                && labels.pciBusId().equals(GpuLabels.pciBusId(reading, fallbackPciBusId));
+                && labels.hostname().equals(GpuLabels.clip(hostname))
+                && labels.uuid().equals(GpuLabels.clip(reading.uuid()))
+                && labels.modelName().equals(GpuLabels.clip(reading.model()))
+                && labels.pciBusId().equals(GpuLabels.clip(GpuLabels.pciBusId(reading, fallbackPciBusId)));
     }
 
     /** The series of this GPU's MIG instance, if it has any. */

@@ -62,6 +62,8 @@ public class TelemetryConsumer {
                     sample.nodeId(), sample.sampledAt());
             case BEFORE_DEPARTURE -> LOG.debugf("host %s: sample of %s predates its departure, ignored",
                     sample.nodeId(), sample.sampledAt());
+            case NOT_BELIEVED -> LOG.debugf("host %s: sample of %s dropped (clock or not in the inventory), counted",
+                    sample.nodeId(), sample.sampledAt());
             case APPLIED -> {
             }
         }

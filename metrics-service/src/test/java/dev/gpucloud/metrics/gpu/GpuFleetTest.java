@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.gpucloud.contracts.events.TelemetrySample;
 import dev.gpucloud.metrics.gpu.GpuFleet.SampleOutcome;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -435,6 +436,46 @@ class GpuFleetTest {
             // Forgotten: the departure no longer screens out older samples.
             assertThat(fleet.apply(mkSample("h1", at(4), 1, 10.0), at(400)))
                     .isEqualTo(SampleOutcome.HOST_STARTED_REPORTING);
+        }
+    }
+
+    @Nested
+    class Sample_rules {
+        private final List<String> drops = new ArrayList<>();
+        private final GpuFleet strict = new GpuFleet(series, (reason, what) -> drops.add(reason.label() + ":" + what),
+                8, 20, new SampleRules(Duration.ofMinutes(5), Duration.ofMinutes(10), true));
+
+        @Test
+        void a_sample_far_ahead_is_dropped_and_does_not_freeze_the_host() {
+            strict.describe(mkInventory("h1", 1), at(0));
+            assertThat(strict.apply(mkSample("h1", at(1).plus(Duration.ofDays(1)), 1, 10.0), at(1)))
+                    .isEqualTo(GpuFleet.SampleOutcome.NOT_BELIEVED);
+            assertThat(strict.apply(mkSample("h1", at(2), 1, 20.0), at(2)))
+                    .isEqualTo(GpuFleet.SampleOutcome.HOST_STARTED_REPORTING);
+            assertThat(drops).containsExactly("future_sample:sample");
+        }
+
+        @Test
+        void a_sample_from_long_ago_is_dropped() {
+            strict.describe(mkInventory("h1", 1), at(0));
+            assertThat(strict.apply(mkSample("h1", at(0), 1, 10.0), at(0).plus(Duration.ofHours(1))))
+                    .isEqualTo(GpuFleet.SampleOutcome.NOT_BELIEVED);
+            assertThat(drops).containsExactly("old_sample:sample");
+        }
+
+        @Test
+        void label_values_are_clipped_to_the_documented_length() {
+            GpuLabels labels = new GpuLabels("0", "GPU-1", "nvidia0", "M".repeat(60_000), "h".repeat(300), null);
+            assertThat(labels.modelName()).hasSize(GpuLabels.MAX_VALUE);
+            assertThat(labels.hostname()).hasSize(GpuLabels.MAX_VALUE);
+        }
+
+        @Test
+        void a_host_not_in_the_inventory_gets_no_series() {
+            assertThat(strict.apply(mkSample("ghost", at(1), 1, 10.0), at(1)))
+                    .isEqualTo(GpuFleet.SampleOutcome.NOT_BELIEVED);
+            assertThat(strict.gpuCount()).isZero();
+            assertThat(drops).containsExactly("unknown_host:sample");
         }
     }
 }

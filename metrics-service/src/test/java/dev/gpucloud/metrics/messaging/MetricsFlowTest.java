@@ -188,6 +188,48 @@ class MetricsFlowTest {
     }
 
     @Test
+    void samples_off_the_clock_or_of_unknown_hosts_are_dropped_and_counted_and_never_freeze_a_host() {
+        String node = node("clock");
+        awaitSeries(node, () -> assertThat(scrape()).contains(gpuUuid(node, 0)));
+        TopicTail deadLetters = kafka.deadLetters(Topics.GPU_TELEMETRY);
+        double futureBefore = counter("future_sample", "sample");
+        double unknownBefore = counter("unknown_host", "sample");
+
+        // a day ahead: believable to the contract, not to this service's clock
+        kafka.send(EventRecords.record(Topics.GPU_TELEMETRY, node, sample(node, Instant.now().plusSeconds(86_400)),
+                SOURCE));
+        await().atMost(PATIENCE).until(() -> counter("future_sample", "sample") > futureBefore);
+        // the year 9999 and a 60 KB model name are refused by the contract itself: dead-lettered
+        String y9999 = node("y9999");
+        String hugeModel = node("huge-model");
+        kafka.send(withValue(EventRecords.record(Topics.GPU_TELEMETRY, y9999, sample(y9999, Instant.now()), SOURCE),
+                new String(EventCodec.encode(sample(y9999, Instant.now())), java.nio.charset.StandardCharsets.UTF_8)
+                        .replaceFirst("\"sampledAt\":\"[^\"]+\"", "\"sampledAt\":\"9999-12-31T00:00:00Z\"")));
+        kafka.send(withValue(EventRecords.record(Topics.GPU_TELEMETRY, hugeModel, sample(hugeModel, Instant.now()),
+                SOURCE), new String(EventCodec.encode(sample(hugeModel, Instant.now())),
+                        java.nio.charset.StandardCharsets.UTF_8).replace("A100-SXM4-40GB", "M".repeat(60_000))));
+        Map<String, ConsumerRecord<String, byte[]>> dead = byKey(deadLetters, Set.of(y9999, hugeModel));
+        assertThat(reason(dead, y9999)).startsWith("gpu.telemetry: field 'sampledAt' must be within");
+        assertThat(reason(dead, hugeModel)).contains("field 'model' must be at most 128 characters");
+
+        // the host's real samples still apply: its series were not frozen at the future date
+        GpuReading changed = new GpuReading(0, gpuUuid(node, 0), "A100-SXM4-40GB", "00000000:10:1C.0", 13.0, null,
+                1, 40_000, null, null, null, null, null, null, null, null, null, null, null, null, null, List.of());
+        await().atMost(PATIENCE).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            kafka.send(EventRecords.record(Topics.GPU_TELEMETRY, node,
+                    new TelemetrySample(node, node, Instant.now(), List.of(changed)), SOURCE));
+            assertThat(scrape().lines().filter(l -> l.startsWith("DCGM_FI_DEV_GPU_UTIL{") && l.contains(gpuUuid(node, 0))))
+                    .anyMatch(l -> l.endsWith(" 13.0"));
+        });
+
+        // telemetry of a host no inventory describes makes no series
+        String ghost = node("ghost");
+        kafka.send(EventRecords.record(Topics.GPU_TELEMETRY, ghost, sample(ghost, Instant.now()), SOURCE));
+        await().atMost(PATIENCE).until(() -> counter("unknown_host", "sample") > unknownBefore);
+        assertThat(scrape()).doesNotContain(ghost);
+    }
+
+    @Test
     void bad_inventory_is_dead_lettered_with_its_reason_and_the_consumer_goes_on() {
         TopicTail deadLetters = kafka.deadLetters(Topics.GPU_INVENTORY);
         String malformed = node("i-malformed");
@@ -236,8 +278,10 @@ class MetricsFlowTest {
         return "GPU-" + node + "-" + index;
     }
 
-    /** The telemetry consumer reads from the end, so the sample is sent again until it shows. */
+    /** The telemetry consumer reads from the end, so the sample is sent again until it shows (after the host's inventory). */
     private void awaitSeries(String node, Runnable assertion) {
+        // telemetry of a host the inventory does not describe is dropped: describe it first
+        kafka.send(EventRecords.record(Topics.GPU_INVENTORY, node, inventory(node), SOURCE));
         await().atMost(PATIENCE).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
             kafka.send(EventRecords.record(Topics.GPU_TELEMETRY, node, sample(node, Instant.now()), SOURCE));
             assertion.run();

@@ -4,7 +4,10 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.gpucloud.contracts.events.CapacityType;
+import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.events.GpuReading;
+import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.TelemetrySample;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.kafka.EventRecords;
@@ -41,6 +44,10 @@ class QuietHostFlowTest {
         String node = "mt-" + UUID.randomUUID().toString().substring(0, 8) + "-quiet";
         String uuid = "GPU-" + node + "-0";
         try (TestKafka kafka = new TestKafka()) {
+            kafka.send(EventRecords.record(Topics.GPU_INVENTORY, node, new HostInventory(node, node, "p5.48xlarge",
+                    "us-east-1a", CapacityType.ON_DEMAND, 0, 0, 0, null, List.of(), List.of(new GpuDevice(0, uuid,
+                            "H100-SXM5-80GB", 81_920, "00000000:18:00.0", 0, false, List.of())), List.of(), "simulated",
+                    Instant.now()), "urn:gpucloud:test"));
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
                 kafka.send(EventRecords.record(Topics.GPU_TELEMETRY, node, sample(node, uuid), "urn:gpucloud:test"));
                 assertThat(scrape()).contains(uuid);

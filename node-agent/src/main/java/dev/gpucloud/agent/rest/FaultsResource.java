@@ -8,8 +8,9 @@ import dev.gpucloud.agent.sim.SimulatedFleet;
 import dev.gpucloud.contracts.events.NodeEvent;
 import dev.gpucloud.contracts.events.NodeEventType;
 import dev.gpucloud.contracts.events.Topics;
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
 import dev.gpucloud.contracts.kafka.EventRecords;
-import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -27,8 +28,9 @@ import org.jboss.logging.Logger;
 
 /**
  * Injects faults into simulated hosts, for demos and tests: a spot interruption notice, an XID
- * error, or the loss of the whole host. Only the simulated backend takes them; a real host's faults
- * are real.
+ * error, or the loss of the whole host. Only the simulated backend takes them (the endpoint is 404
+ * otherwise: a real host's faults are real), and every parameter a fault uses is required: a missing
+ * or malformed one is 400 naming it, never a default fault.
  */
 @Path("/agent/faults")
 public class FaultsResource {
@@ -53,37 +55,45 @@ public class FaultsResource {
     @Path("/{nodeId}/{type}")
     @Produces(MediaType.APPLICATION_JSON)
     public Response inject(@PathParam("nodeId") String nodeId, @PathParam("type") String type,
-            @QueryParam("deadline") @DefaultValue("120s") String deadline, @QueryParam("gpu") @DefaultValue("0") String gpu,
-            @QueryParam("xid") @DefaultValue("79") String xid) {
+            @QueryParam("deadline") String deadline, @QueryParam("gpu") String gpu, @QueryParam("xid") String xid) {
         if (EnrichedBackend.unwrap(backend) != fleet) {
-            return error(Response.Status.CONFLICT, "faults can only be injected into simulated hosts; this agent's backend is "
-                    + backend.name());
+            return error(Response.Status.NOT_FOUND, null, "fault injection is only served by the simulated backend");
         }
         if (!fleet.owns(nodeId)) {
-            return error(Response.Status.NOT_FOUND, "no simulated host '" + nodeId + "' here");
+            return error(Response.Status.NOT_FOUND, "nodeId", "no simulated host '" + Check.clip(nodeId) + "' here");
         }
         Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         switch (type) {
             case "spot-interruption" -> {
+                if (deadline == null) {
+                    return missing("deadline", "a duration such as 120s, 2m or PT30S");
+                }
                 Duration notice = parseDuration(deadline);
-                if (notice == null) {
-                    return error(Response.Status.BAD_REQUEST, "deadline '" + deadline
-                            + "' is not a duration such as 120s, 2m or PT30S");
+                if (notice == null || notice.compareTo(MAX_NOTICE) > 0) {
+                    return error(Response.Status.BAD_REQUEST, "deadline", "deadline '" + Check.clip(deadline)
+                            + "' is not a duration such as 120s, 2m or PT30S (at most " + MAX_NOTICE.toHours() + " h)");
                 }
                 return node(new NodeEvent(nodeId, NodeEventType.SPOT_INTERRUPTION, now, now.plus(notice), null, null,
                         "injected spot interruption: reclaimed in " + notice.toSeconds() + " s"));
             }
             case "xid" -> {
+                if (gpu == null) {
+                    return missing("gpu", "the index of a GPU of " + nodeId);
+                }
                 Integer gpuIndex = parseInt(gpu);
                 Integer code = parseInt(xid);
                 int gpus = backend.inventory().stream().filter(h -> h.nodeId().equals(nodeId)).findFirst()
                         .map(h -> h.gpus().size()).orElse(0);
                 if (gpuIndex == null || gpuIndex < 0 || gpuIndex >= gpus) {
-                    return error(Response.Status.BAD_REQUEST, "gpu '" + gpu + "' is not a GPU index of " + nodeId
-                            + " (0.." + (gpus - 1) + ")");
+                    return error(Response.Status.BAD_REQUEST, "gpu", "gpu '" + Check.clip(gpu)
+                            + "' is not a GPU index of " + nodeId + " (0.." + (gpus - 1) + ")");
                 }
-                if (code == null || code < 1) {
-                    return error(Response.Status.BAD_REQUEST, "xid '" + xid + "' is not a positive XID number");
+                if (xid == null) {
+                    return missing("xid", "an XID error code, 1.." + Limits.XID.max());
+                }
+                if (code == null || code < 1 || code > Limits.XID.max()) {
+                    return error(Response.Status.BAD_REQUEST, "xid", "xid '" + Check.clip(xid)
+                            + "' is not an XID error code (1.." + Limits.XID.max() + ")");
                 }
                 return node(new NodeEvent(nodeId, NodeEventType.XID_ERROR, now, null, gpuIndex, code,
                         "injected XID " + code + " on GPU " + gpuIndex));
@@ -91,7 +101,7 @@ public class FaultsResource {
             case "host-loss" -> {
                 Reports reports = fleet.loseHost(nodeId);
                 if (reports == null) {
-                    return error(Response.Status.NOT_FOUND, "no simulated host '" + nodeId + "' here");
+                    return error(Response.Status.NOT_FOUND, "nodeId", "no simulated host '" + nodeId + "' here");
                 }
                 publisher.publish(reports).await().atMost(Duration.ofSeconds(10));
                 publisher.send(EventRecords.tombstone(Topics.GPU_INVENTORY, nodeId, EventPublisher.source(nodeId)))
@@ -103,7 +113,7 @@ public class FaultsResource {
                         .build();
             }
             default -> {
-                return error(Response.Status.BAD_REQUEST, "unknown fault type '" + type
+                return error(Response.Status.BAD_REQUEST, "type", "unknown fault type '" + Check.clip(type)
                         + "'; one of spot-interruption, xid, host-loss");
             }
         }
@@ -115,8 +125,18 @@ public class FaultsResource {
         return Response.ok(event).build();
     }
 
-    private static Response error(Response.Status status, String message) {
-        return Response.status(status).type(MediaType.APPLICATION_JSON).entity(Map.of("error", message)).build();
+    /** The longest spot notice one may inject: clouds give two minutes, a day is already generous. */
+    static final Duration MAX_NOTICE = Duration.ofDays(1);
+
+    private static Response missing(String parameter, String what) {
+        return error(Response.Status.BAD_REQUEST, parameter, "parameter '" + parameter + "' is required: " + what);
+    }
+
+    /** {"error": message, "parameter": name} (the parameter at fault, when one is). */
+    private static Response error(Response.Status status, String parameter, String message) {
+        Map<String, String> body = parameter == null ? Map.of("error", message)
+                : Map.of("error", message, "parameter", parameter);
+        return Response.status(status).type(MediaType.APPLICATION_JSON).entity(body).build();
     }
 
     private static Integer parseInt(String text) {

@@ -54,6 +54,19 @@ class FaultInjectionTest {
                 .body("error", containsString("gpu '5' is not a GPU index"));
         given().post("/agent/faults/" + node + "/spot-interruption?deadline=soon").then().statusCode(400)
                 .body("error", containsString("deadline 'soon'"));
+        // every parameter a fault uses is required: none is a default XID 79 or a default notice
+        given().post("/agent/faults/" + node + "/xid?gpu=0").then().statusCode(400)
+                .body("parameter", equalTo("xid")).body("error", containsString("parameter 'xid' is required"));
+        given().post("/agent/faults/" + node + "/xid?xid=79").then().statusCode(400)
+                .body("parameter", equalTo("gpu"));
+        given().post("/agent/faults/" + node + "/xid?gpu=0&xid=7x9").then().statusCode(400)
+                .body("parameter", equalTo("xid")).body("error", containsString("xid '7x9'"));
+        given().post("/agent/faults/" + node + "/xid?gpu=0&xid=99999999").then().statusCode(400)
+                .body("parameter", equalTo("xid"));
+        given().post("/agent/faults/" + node + "/spot-interruption").then().statusCode(400)
+                .body("parameter", equalTo("deadline"));
+        given().post("/agent/faults/" + node + "/spot-interruption?deadline=100000h").then().statusCode(400)
+                .body("parameter", equalTo("deadline"));
 
         try (TestKafka kafka = new TestKafka();
                 TopicTail nodeEvents = kafka.tail(Topics.NODE_EVENTS.name());

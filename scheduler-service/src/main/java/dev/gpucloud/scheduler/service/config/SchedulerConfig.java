@@ -46,6 +46,13 @@ public interface SchedulerConfig {
     @WithDefault("500")
     int maxPageSize();
 
+    /**
+     * The secret ListJobs page tokens are authenticated with (HMAC-SHA256 of a key derived from it). Unset,
+     * each process draws a random key: tokens then do not survive a restart or a failover. Set the same
+     * secret on every instance for tokens that do.
+     */
+    Optional<String> pageTokenSecret();
+
     /** Where workers write checkpoints when the job's policy names no location. */
     @WithDefault("/var/lib/gpucloud/checkpoints")
     String defaultCheckpointRoot();

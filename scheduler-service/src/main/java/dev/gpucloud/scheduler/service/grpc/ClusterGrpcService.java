@@ -12,12 +12,10 @@ import dev.gpucloud.scheduler.service.engine.ClusterSnapshot.GpuView;
 import dev.gpucloud.scheduler.service.engine.ClusterSnapshot.NodeView;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import io.grpc.stub.StreamObserver;
-import io.quarkus.grpc.GrpcService;
 import java.util.Map;
 import java.util.TreeMap;
 
 /** The ClusterService gRPC API: hosts and free capacity as the scheduler sees them. */
-@GrpcService
 public class ClusterGrpcService extends ClusterServiceGrpc.ClusterServiceImplBase {
 
     private final SchedulerEngine engine;
@@ -28,6 +26,13 @@ public class ClusterGrpcService extends ClusterServiceGrpc.ClusterServiceImplBas
 
     @Override
     public void listNodes(ListNodesRequest request, StreamObserver<ListNodesResponse> response) {
+        try {
+            dev.gpucloud.contracts.limits.Check.optionalText(request.getGpuModel(),
+                    dev.gpucloud.contracts.limits.Limits.GPU_MODEL, "gpu_model");
+        } catch (IllegalArgumentException e) {
+            response.onError(GrpcErrors.toStatus(e));
+            return;
+        }
         engine.cluster().subscribe().with(snapshot -> {
             ListNodesResponse.Builder b = ListNodesResponse.newBuilder();
             for (NodeView node : snapshot.nodes()) {

@@ -1,6 +1,9 @@
 package dev.gpucloud.scheduler.service.grpc;
 
+import dev.gpucloud.contracts.events.JobSpec;
 import dev.gpucloud.contracts.events.JobState;
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
 import dev.gpucloud.contracts.events.Tenants;
 import dev.gpucloud.contracts.grpc.v1.CancelJobRequest;
 import dev.gpucloud.contracts.grpc.v1.GetJobRequest;
@@ -18,43 +21,38 @@ import dev.gpucloud.scheduler.service.engine.JobWatchers;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
-import io.quarkus.grpc.GrpcService;
 import io.smallrye.mutiny.Uni;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /** The JobService gRPC API: validates requests and hands them to the engine. */
-@GrpcService
 public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
-
-    private static final int MAX_ID = 128;
 
     private final SchedulerEngine engine;
     private final JobWatchers watchers;
     private final SchedulerConfig config;
+    private final PageTokens pageTokens;
 
     public JobGrpcService(SchedulerEngine engine, JobWatchers watchers, SchedulerConfig config) {
         this.engine = engine;
         this.watchers = watchers;
         this.config = config;
+        this.pageTokens = new PageTokens(config.pageTokenSecret());
     }
 
     @Override
     public void submitJob(SubmitJobRequest request, StreamObserver<SubmitJobResponse> response) {
         respond(response, () -> {
             String tenant = Tenants.require(request.getTenant(), "tenant");
-            String requestId = request.getClientRequestId();
-            if (requestId.isBlank() || requestId.length() > MAX_ID) {
-                throw GrpcErrors.invalid("field 'client_request_id' must be 1.." + MAX_ID + " characters");
-            }
+            String requestId = Check.text(request.getClientRequestId(), Limits.ID, "client_request_id");
             if (!request.hasSpec()) {
                 throw GrpcErrors.invalid("missing required field 'spec'");
             }
-            return engine.submit(tenant, requestId, ProtoMapper.toSpec(request.getSpec()))
+            // every limit is checked here, before anything is persisted: what is stored always reads back
+            JobSpec spec = ProtoMapper.toSpec(request.getSpec()).requireDeadlineAhead(Instant.now());
+            return engine.submit(tenant, requestId, spec)
                     .map(s -> SubmitJobResponse.newBuilder().setJob(ProtoMapper.toProto(s.job()))
                             .setDuplicate(s.duplicate()).build());
         });
@@ -72,16 +70,17 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
             List<JobState> states = ProtoMapper.states(request.getStatesList());
             int size = request.getPageSize() == 0 ? config.defaultPageSize() : request.getPageSize();
             if (size < 0 || size > config.maxPageSize()) {
-                throw GrpcErrors.invalid("field 'page_size' must be within 0.." + config.maxPageSize());
+                throw GrpcErrors.invalid("field 'page_size' must be within 0.." + config.maxPageSize() + ", was "
+                        + request.getPageSize());
             }
-            PageToken after = PageToken.parse(request.getPageToken());
+            PageTokens.Cursor after = pageTokens.parse(request.getPageToken());
             return engine.list(tenant, states, size + 1, after == null ? null : after.submittedAt(),
                     after == null ? null : after.jobId()).map(page -> {
                         ListJobsResponse.Builder b = ListJobsResponse.newBuilder();
                         page.stream().limit(size).forEach(v -> b.addJobs(ProtoMapper.toProto(v)));
                         if (page.size() > size) {
                             JobView last = page.get(size - 1);
-                            b.setNextPageToken(new PageToken(last.submittedAt(), last.jobId()).encode());
+                            b.setNextPageToken(pageTokens.issue(last.submittedAt(), last.jobId()));
                         }
                         return b.build();
                     });
@@ -91,9 +90,7 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
     @Override
     public void cancelJob(CancelJobRequest request, StreamObserver<Job> response) {
         respond(response, () -> {
-            if (request.getReason().length() > 1024) {
-                throw GrpcErrors.invalid("field 'reason' must be at most 1024 characters");
-            }
+            Check.optionalText(request.getReason(), Limits.DETAIL, "reason");
             return engine.cancel(jobId(request.getJobId()), request.getReason()).map(ProtoMapper::toProto);
         });
     }
@@ -150,10 +147,7 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
     }
 
     private static String jobId(String jobId) {
-        if (jobId.isBlank() || jobId.length() > MAX_ID) {
-            throw GrpcErrors.invalid("field 'job_id' must be 1.." + MAX_ID + " characters");
-        }
-        return jobId;
+        return Check.text(jobId, Limits.ID, "job_id");
     }
 
     /** Runs a call: validation failures and engine failures become gRPC statuses. */
@@ -169,28 +163,5 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
             response.onNext(item);
             response.onCompleted();
         }, failure -> response.onError(GrpcErrors.toStatus(failure)));
-    }
-
-    /** An opaque ListJobs cursor: the (submittedAt, jobId) of the last job of the previous page. */
-    record PageToken(Instant submittedAt, String jobId) {
-        String encode() {
-            String raw = submittedAt.getEpochSecond() + "." + submittedAt.getNano() + ":" + jobId;
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(raw.getBytes(StandardCharsets.UTF_8));
-        }
-
-        static PageToken parse(String token) {
-            if (token == null || token.isEmpty()) {
-                return null;
-            }
-            try {
-                String raw = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
-                int colon = raw.indexOf(':');
-                String[] time = raw.substring(0, colon).split("\\.");
-                return new PageToken(Instant.ofEpochSecond(Long.parseLong(time[0]), Long.parseLong(time[1])),
-                        raw.substring(colon + 1));
-            } catch (RuntimeException e) {
-                throw GrpcErrors.invalid("field 'page_token' is not a token this service issued");
-            }
-        }
     }
 }

@@ -38,7 +38,7 @@ final class ProtoMapper {
                 p.hasCheckpoint() ? new CheckpointPolicy(unsigned(p.getCheckpoint().getIntervalSeconds(),
                         "spec.checkpoint.interval_seconds"), blankToNull(p.getCheckpoint().getLocation())) : null,
                 unsignedLong(p.getRuntimeEstimateSeconds(), "spec.runtime_estimate_seconds"),
-                p.hasDeadline() ? instant(p.getDeadline()) : null,
+                p.hasDeadline() ? instant(p.getDeadline(), "spec.deadline") : null,
                 unsignedLong(p.getPriceCeilingMicrosPerHour(), "spec.price_ceiling_micros_per_hour"),
                 p.getCommandList(),
                 p.getEnvMap());
@@ -138,7 +138,20 @@ final class ProtoMapper {
         return Timestamp.newBuilder().setSeconds(t.getEpochSecond()).setNanos(t.getNano()).build();
     }
 
-    static Instant instant(Timestamp t) {
+    /** protobuf's Timestamp range: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999999Z. */
+    private static final long MIN_SECONDS = -62_135_596_800L;
+    private static final long MAX_SECONDS = 253_402_300_799L;
+
+    /** A Timestamp a client sent; outside protobuf's range, or with nanos outside 0..999999999, it names the field. */
+    static Instant instant(Timestamp t, String field) {
+        if (t.getSeconds() < MIN_SECONDS || t.getSeconds() > MAX_SECONDS) {
+            throw new IllegalArgumentException("field '" + field + "' has seconds " + t.getSeconds()
+                    + ", outside 0001-01-01..9999-12-31");
+        }
+        if (t.getNanos() < 0 || t.getNanos() > 999_999_999) {
+            throw new IllegalArgumentException("field '" + field + "' has nanos " + t.getNanos()
+                    + ", outside 0..999999999");
+        }
         return Instant.ofEpochSecond(t.getSeconds(), t.getNanos());
     }
 

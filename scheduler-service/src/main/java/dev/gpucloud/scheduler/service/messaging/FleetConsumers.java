@@ -164,7 +164,7 @@ public class FleetConsumers {
                     .invoke(s -> LOG.infof("job.requests %s/%s -> %s%s", request.tenant(), request.clientRequestId(),
                             s.job().jobId(), s.duplicate() ? " (repeat)" : ""))
                     .replaceWithVoid();
-        });
+        }).onFailure().transform(e -> DeadLetterReasons.forDeadLetter(Topics.JOB_REQUESTS.name(), e));
     }
 
     @Incoming("node-events-in")

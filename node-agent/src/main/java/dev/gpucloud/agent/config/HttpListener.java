@@ -1,0 +1,19 @@
+package dev.gpucloud.agent.config;
+
+import dev.gpucloud.contracts.http.HttpHygiene;
+import io.vertx.core.Vertx;
+import io.vertx.ext.web.Router;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.time.Duration;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/** This service's HTTP listener gets gpucloud's hygiene filter (read-only endpoints, request-read deadline). */
+@ApplicationScoped
+public class HttpListener {
+
+    void install(@Observes Router router, Vertx vertx,
+            @ConfigProperty(name = "gpucloud.http.request-read-deadline", defaultValue = "10s") Duration deadline) {
+        HttpHygiene.install(router, vertx, deadline);
+    }
+}
