@@ -1,5 +1,6 @@
 package dev.gpucloud.contracts.events;
 
+import dev.gpucloud.geometry.MigProfileName;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +37,6 @@ public record JobSpec(
     public static final int MAX_COMMAND_ARGS = 256;
     public static final int MAX_TEXT = 4096;
     public static final int MAX_ENV = 128;
-    private static final Pattern MIG_PROFILE = Pattern.compile("[1-7]g\\.[0-9]+gb");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
 
     public JobSpec {
@@ -60,9 +60,9 @@ public record JobSpec(
             throw new IllegalArgumentException(
                     "field 'spec.gpusPerWorker' must be within 0.." + MAX_GPUS_PER_WORKER + ", was " + gpusPerWorker);
         }
-        if (migProfile != null && !MIG_PROFILE.matcher(migProfile).matches()) {
+        if (migProfile != null && MigProfileName.tryParse(migProfile).isEmpty()) {
             throw new IllegalArgumentException(
-                    "field 'spec.migProfile' must look like 1g.10gb, was '" + clip(migProfile) + "'");
+                    "field 'spec.migProfile' must look like 1g.10gb or 1g.10gb+me, was '" + clip(migProfile) + "'");
         }
         if (milliGpu < 0 || milliGpu >= Sku.WHOLE_GPU) {
             throw new IllegalArgumentException("field 'spec.milliGpu' must be within 1..999, was " + milliGpu);
