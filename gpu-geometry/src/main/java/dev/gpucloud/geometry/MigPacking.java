@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * The scheduler's choice of start for a MIG profile on one family, decided once per occupancy mask:
  * of the legal, free starts it takes the one that leaves the most room (so small instances fill from
- * the top and a 3g or 4g stays placeable at slice 0). The fit itself is {@link MigFamily#occupancy}.
+ * the top and a 3g or 4g stays placeable at slice 0). Whether a start fits is {@link GpuAdmission#slot}.
  */
 final class MigPacking {
 
@@ -63,11 +63,10 @@ final class MigPacking {
         List<Integer> starts = profile.starts();
         for (int i = starts.size() - 1; i >= 0; i--) { // from the top: on a tie the highest start wins
             int start = starts.get(i);
-            int mask = family.occupancy(profile, start);
-            if ((usedMask & mask) != 0) {
+            if (!GpuAdmission.slot(family, profile.name(), start, usedMask).admitted()) {
                 continue;
             }
-            int room = room(usedMask | mask);
+            int room = room(usedMask | family.occupancy(profile, start));
             if (room > bestRoom) {
                 best = start;
                 bestRoom = room;
