@@ -27,10 +27,11 @@ class ArchitectureTest {
     }
 
     @Test
-    void the_fold_depends_only_on_the_jdk_and_the_event_contracts() {
+    void the_fold_depends_only_on_the_jdk_the_event_contracts_and_the_gpu_geometry() {
         classes().that().resideInAPackage("dev.gpucloud.billing.fold..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage(
-                        "java..", "dev.gpucloud.billing.fold..", "dev.gpucloud.contracts.events..")
+                        "java..", "dev.gpucloud.billing.fold..", "dev.gpucloud.contracts.events..",
+                        "dev.gpucloud.geometry..")
                 .check(BILLING);
     }
 

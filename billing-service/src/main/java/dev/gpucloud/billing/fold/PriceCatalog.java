@@ -3,6 +3,8 @@ package dev.gpucloud.billing.fold;
 import dev.gpucloud.contracts.events.GpuModels;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.Sku;
+import dev.gpucloud.geometry.MigFamily;
+import dev.gpucloud.geometry.NvidiaMigTable;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -213,11 +215,18 @@ public final class PriceCatalog {
             return SkuRate.held("no " + capacityType + " or ON_DEMAND price for " + sku.gpuModel() + " in force at "
                     + at);
         }
-        int slices = migSlices.getOrDefault(sku.gpuModel(), DEFAULT_MIG_SLICES);
+        // a configured slice count wins; else gpu-geometry's family of the model (an A30 has 4), else 7
+        Optional<MigFamily> family = sku.migProfile() == null ? Optional.empty()
+                : NvidiaMigTable.forModelName(sku.gpuModel());
+        int slices = migSlices.getOrDefault(sku.gpuModel(),
+                family.map(MigFamily::computeSlices).orElse(DEFAULT_MIG_SLICES));
         Optional<SkuShare> share = SkuShare.of(sku, slices);
         if (share.isEmpty()) {
             flags.add("MIG profile '" + sku.migProfile() + "' does not fit " + sku.gpuModel() + " (" + slices
                     + " MIG slices): billed as a whole GPU");
+        } else if (family.isPresent() && family.get().profile(sku.migProfile()).isEmpty()) {
+            flags.add("MIG profile '" + sku.migProfile() + "' is not one of the " + family.get().name()
+                    + " profiles: billed by its compute slices");
         }
         long rate = MicroUsd.scale(gpuHour, share.orElse(SkuShare.WHOLE));
         return flags.isEmpty() ? SkuRate.priced(rate) : SkuRate.flagged(rate, String.join("; ", flags));

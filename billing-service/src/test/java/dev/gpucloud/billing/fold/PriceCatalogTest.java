@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class PriceCatalogTest {
 
-    private static final PriceCatalog CATALOG = PriceCatalog.awsDefaults();
+    private static final PriceCatalog CATALOG = PriceCatalog.awsDefaults().withPrice("A30", ON_DEMAND, 800_000);
 
     static Stream<Arguments> priced() {
         return Stream.of(
@@ -38,6 +38,10 @@ class PriceCatalogTest {
                         new Sku(H100_SXM5_80GB, "1g.10gb", 1000), ON_DEMAND, 982_857),
                 Arguments.of("a 3g.20gb slice is 3/7 of an A100, rounded half-even to the micro-USD",
                         new Sku(A100_SXM4_40GB, "3g.20gb", 1000), ON_DEMAND, 1_176_429),
+                Arguments.of("a +me slice costs what its plain twin costs: 1/7 of an H100",
+                        new Sku(H100_SXM5_80GB, "1g.10gb+me", 1000), ON_DEMAND, 982_857),
+                Arguments.of("an A30 has 4 compute slices, so its 1g.6gb is a quarter of it",
+                        new Sku("A30", "1g.6gb", 1000), ON_DEMAND, 200_000),
                 Arguments.of("a full 7g.40gb slice is the whole A100",
                         new Sku(A100_SXM4_40GB, "7g.40gb", 1000), ON_DEMAND, 2_745_000),
                 Arguments.of("a GPU fraction costs milliGpu/1000 of the GPU: 250m of an A10G",
@@ -67,7 +71,10 @@ class PriceCatalogTest {
                 Arguments.of("a MIG profile that is not <n>g.<m>gb bills as a whole GPU, flagged",
                         new Sku(H100_SXM5_80GB, "half", 1000), ON_DEMAND, 6_880_000, "MIG profile 'half'"),
                 Arguments.of("a MIG profile with more slices than the GPU bills as a whole GPU, flagged",
-                        new Sku(A100_SXM4_40GB, "8g.40gb", 1000), ON_DEMAND, 2_745_000, "7 MIG slices"));
+                        new Sku(A100_SXM4_40GB, "8g.40gb", 1000), ON_DEMAND, 2_745_000, "7 MIG slices"),
+                Arguments.of("a profile of another GPU family bills by its compute slices, flagged",
+                        new Sku(A100_SXM4_40GB, "3g.40gb", 1000), ON_DEMAND, 1_176_429,
+                        "'3g.40gb' is not one of the A100 40GB profiles"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -1,5 +1,6 @@
 package dev.gpucloud.contracts.events;
 
+import dev.gpucloud.geometry.MigProfileName;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +36,6 @@ public record JobSpec(
 
     public static final int MAX_WORKERS = (int) Limits.WORKERS.max();
     public static final int MAX_GPUS_PER_WORKER = (int) Limits.GPUS_PER_WORKER.max();
-    private static final Pattern MIG_PROFILE = Pattern.compile("[1-7]g\\.[0-9]+gb");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     /**
@@ -55,9 +55,9 @@ public record JobSpec(
         }
         Check.number(gpusPerWorker, Limits.GPUS_PER_WORKER, "spec.gpusPerWorker");
         Check.optionalText(migProfile, Limits.MIG_PROFILE, "spec.migProfile");
-        if (migProfile != null && !MIG_PROFILE.matcher(migProfile).matches()) {
+        if (migProfile != null && MigProfileName.tryParse(migProfile).isEmpty()) {
             throw new IllegalArgumentException(
-                    "field 'spec.migProfile' must look like 1g.10gb, was '" + clip(migProfile) + "'");
+                    "field 'spec.migProfile' must look like 1g.10gb or 1g.10gb+me, was '" + clip(migProfile) + "'");
         }
         Check.number(milliGpu, Limits.MILLI_GPU, "spec.milliGpu");
         Check.number(cpuMillisPerWorker, Limits.CPU_MILLIS, "spec.cpuMillisPerWorker");

@@ -69,19 +69,12 @@ public record NodeCommand(
                 worldSize, masterAddr, command, env, checkpointDir, resumeFrom, deadline, issuedAt, null);
     }
 
-    /** A MIG slot a START names: a profile at a placement start. */
+    /** A MIG slot a START names: a profile at a placement start (parsed by gpu-geometry's {@code MigSlot}). */
     public record MigSlot(String profile, int start) {
-        private static final java.util.regex.Pattern SLOT =
-                java.util.regex.Pattern.compile("(\\d+g\\.\\d+gb(?:\\+me)?)@([0-7])");
 
         /** The slot {@code value} names, or empty when it is not of the form {@code <profile>@<start>}. */
         public static java.util.Optional<MigSlot> parse(String value) {
-            if (value == null) {
-                return java.util.Optional.empty();
-            }
-            var m = SLOT.matcher(value);
-            return m.matches() ? java.util.Optional.of(new MigSlot(m.group(1), Integer.parseInt(m.group(2))))
-                    : java.util.Optional.empty();
+            return dev.gpucloud.geometry.MigSlot.tryParse(value).map(s -> new MigSlot(s.profile(), s.start()));
         }
 
         @Override

@@ -58,4 +58,12 @@ class JobSpecTest {
         assertThat(spec.checkpoint()).isEqualTo(CheckpointPolicy.NONE);
         assertThat(spec.milliGpusPerWorker()).isEqualTo(1000);
     }
+
+    @org.junit.jupiter.api.Test
+    void a_media_extensions_mig_profile_is_a_shape() {
+        Spec spec = Spec.valid();
+        JobSpec job = new Spec("x", 1, 0, "1g.10gb+me", 0, spec.command(), spec.env(), spec.interconnect()).build();
+
+        assertThat(job.migProfile()).isEqualTo("1g.10gb+me");
+    }
 }

@@ -46,6 +46,7 @@ class MigAndRdmaContractTest {
         assertThat(NodeCommand.MigSlot.parse("MIG-4f2a")).isEmpty();
         assertThat(NodeCommand.MigSlot.parse("3g.40gb@8")).isEmpty();
         assertThat(NodeCommand.MigSlot.parse("3g.40gb@")).isEmpty();
+        assertThat(NodeCommand.MigSlot.parse("9g.10gb@0")).as("no GPU has 9 compute slices").isEmpty();
         assertThat(new NodeCommand.MigSlot("2g.20gb", 2).toString()).isEqualTo("2g.20gb@2");
     }
 

@@ -2,10 +2,10 @@ package dev.gpucloud.agent.nvml;
 
 import com.sun.jna.Pointer;
 import dev.gpucloud.agent.backend.GpuBackend;
-import dev.gpucloud.agent.runner.MigPlacements;
 import dev.gpucloud.agent.runner.MigProvisioner;
 import dev.gpucloud.agent.runner.MigRefusedException;
 import dev.gpucloud.contracts.events.GpuDevice;
+import dev.gpucloud.geometry.MigProfile;
 import dev.gpucloud.contracts.events.GpuReading;
 import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.MigInstance;
@@ -370,12 +370,12 @@ public final class NvmlBackend implements GpuBackend, MigProvisioner, AutoClosea
      * NVML's code and words; a GPU instance whose compute instance cannot be made is destroyed again.
      */
     @Override
-    public synchronized MigInstance create(int gpuIndex, MigPlacements.Profile profile, int start) {
+    public synchronized MigInstance create(int gpuIndex, MigProfile profile, int start) {
         Instant now = clock.instant();
         try {
             Pointer device = nvml.handle(gpuIndex);
             Nvml.GpuInstanceProfile giProfile = nvml.gpuInstanceProfile(device, gpuInstanceProfile(profile));
-            Pointer gpuInstance = nvml.createGpuInstance(device, giProfile.id(), start, profile.size());
+            Pointer gpuInstance = nvml.createGpuInstance(device, giProfile.id(), start, profile.memorySlices());
             try {
                 int ciProfile = nvml.computeInstanceProfileId(gpuInstance, computeInstanceProfile(profile.computeSlices()));
                 nvml.createComputeInstance(gpuInstance, ciProfile);
@@ -420,13 +420,13 @@ public final class NvmlBackend implements GpuBackend, MigProvisioner, AutoClosea
     }
 
     /** The NVML_GPU_INSTANCE_PROFILE_* value of a profile: by its compute slices, +me and double memory. */
-    static int gpuInstanceProfile(MigPlacements.Profile profile) {
+    static int gpuInstanceProfile(MigProfile profile) {
         if (profile.computeSlices() == 1) {
             return profile.mediaExtensions() ? NvmlLayout.GI_PROFILE_1_SLICE_REV1
-                    : profile.size() == 2 ? NvmlLayout.GI_PROFILE_1_SLICE_REV2 : NvmlLayout.GI_PROFILE_1_SLICE;
+                    : profile.memorySlices() == 2 ? NvmlLayout.GI_PROFILE_1_SLICE_REV2 : NvmlLayout.GI_PROFILE_1_SLICE;
         }
         return switch (profile.computeSlices()) {
-            case 2 -> NvmlLayout.GI_PROFILE_2_SLICE;
+            case 2 -> profile.mediaExtensions() ? NvmlLayout.GI_PROFILE_2_SLICE_REV1 : NvmlLayout.GI_PROFILE_2_SLICE;
             case 3 -> NvmlLayout.GI_PROFILE_3_SLICE;
             case 4 -> NvmlLayout.GI_PROFILE_4_SLICE;
             default -> NvmlLayout.GI_PROFILE_7_SLICE;

@@ -112,9 +112,9 @@ public final class NvmlCompare {
             }
             System.out.printf("GPU %d %s: MIG mode %s, GPM %s%n", gpu.index(), gpu.model(), gpu.migEnabled() ? "on" : "off",
                     gpm);
-            dev.gpucloud.agent.runner.MigPlacements.of(gpu.model(), gpu.memoryMib()).ifPresent(g -> System.out.printf(
-                    "  MIG profiles (%s): %s%n", g.family(), g.profiles().values().stream()
-                            .sorted(java.util.Comparator.comparing(dev.gpucloud.agent.runner.MigPlacements.Profile::name))
+            dev.gpucloud.geometry.NvidiaMigTable.forGpu(gpu.model(), gpu.memoryMib()).ifPresent(g -> System.out.printf(
+                    "  MIG profiles (%s): %s%n", g.name(), g.profiles().stream()
+                            .sorted(java.util.Comparator.comparing(dev.gpucloud.geometry.MigProfile::name))
                             .map(p -> p.name() + "@" + p.starts()).toList()));
             anyMig |= gpu.migEnabled();
         }

@@ -63,6 +63,7 @@ public final class NvmlLayout {
     public static final int GI_PROFILE_4_SLICE = 3;
     public static final int GI_PROFILE_7_SLICE = 4;
     public static final int GI_PROFILE_1_SLICE_REV1 = 7;
+    public static final int GI_PROFILE_2_SLICE_REV1 = 8;
     public static final int GI_PROFILE_1_SLICE_REV2 = 9;
     /** nvmlGpuInstancePlacement_t: unsigned start, size. */
     public static final int PLACEMENT_SIZE = 8;

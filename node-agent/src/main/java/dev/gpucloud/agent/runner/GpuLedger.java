@@ -5,6 +5,9 @@ import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.MigInstance;
 import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.Sku;
+import dev.gpucloud.geometry.GpuAdmission;
+import dev.gpucloud.geometry.MigSlot;
+import dev.gpucloud.geometry.NvidiaMigTable;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -17,7 +20,8 @@ import java.util.Set;
  * Who holds which GPU of one real host. A whole-GPU allocation takes a GPU alone; fractions share
  * a GPU up to 1000 milli-GPUs; a MIG instance is held by one allocation, and a GPU in MIG mode is
  * only handed out by its instances, named by UUID or by slot ({@code 3g.40gb@4}, see {@link MigSlots}).
- * Simulated hosts keep their allocations in one too.
+ * The rule is gpu-geometry's {@link GpuAdmission}, the one the scheduler placed by. Simulated hosts
+ * keep their allocations in one too.
  */
 public final class GpuLedger {
 
@@ -72,8 +76,7 @@ public final class GpuLedger {
                 return Result.no("GPU " + index + " is listed twice");
             }
             if (index < 0 || index >= gpus.size()) {
-                return Result.no("GPU " + index + " does not exist on " + nodeId + " (" + gpus.size() + " GPU"
-                        + (gpus.size() == 1 ? ": 0)" : "s" + (gpus.size() == 0 ? ")" : ": 0.." + (gpus.size() - 1) + ")")));
+                return Result.no(noSuchGpu(index, nodeId, gpus.size()));
             }
         }
         Optional<NodeCommand.MigSlot> slot = NodeCommand.MigSlot.parse(migInstanceUuid);
@@ -84,8 +87,12 @@ public final class GpuLedger {
             }
             return plan.creates() ? Result.toCreate(plan) : Result.ok(migClaim(plan.gpuIndex(), plan.existing()));
         }
-        if (migInstanceUuid != null && migInstanceUuid.indexOf('@') >= 0) {
-            return Result.no("MIG slot '" + migInstanceUuid + "' is not of the form <profile>@<start 0-7>, e.g. 3g.40gb@4");
+        if (MigSlot.looksLikeSlot(migInstanceUuid)) {
+            try {
+                MigSlot.parse(migInstanceUuid);
+            } catch (IllegalArgumentException e) {
+                return Result.no(e.getMessage());
+            }
         }
         if (migInstanceUuid != null) {
             Optional<GpuDevice> parent = gpus.stream()
@@ -111,22 +118,29 @@ public final class GpuLedger {
         int milli = fraction ? milliGpu : Sku.WHOLE_GPU;
         for (int index : gpuIndices) {
             GpuDevice gpu = gpus.get(index);
-            if (gpu.migEnabled()) {
-                return Result.no("GPU " + index + " on " + nodeId + " is in MIG mode; ask for one of its MIG instances");
-            }
             Map<String, Integer> held = holders.get(index);
-            int used = held.values().stream().mapToInt(Integer::intValue).sum();
-            if (!fraction && used > 0) {
-                return Result.no("GPU " + index + " on " + nodeId + " is busy with " + String.join(", ", held.keySet()));
-            }
-            if (fraction && used + milli > Sku.WHOLE_GPU) {
-                return Result.no("GPU " + index + " on " + nodeId + " has " + (Sku.WHOLE_GPU - used)
-                        + " milli-GPU free, asked for " + milli);
+            int used = milliHeld(index);
+            String why = switch (GpuAdmission.share(gpu.migEnabled() ? NvidiaMigTable.forGpu(gpu.model(), gpu.memoryMib())
+                    .orElseGet(() -> NvidiaMigTable.unlisted(gpu.model())) : null, used, milli)) {
+                case ADMITTED -> null;
+                case IN_MIG_MODE -> "GPU " + index + " on " + nodeId + " is in MIG mode; ask for one of its MIG instances";
+                case HELD -> "GPU " + index + " on " + nodeId + " is busy with " + String.join(", ", held.keySet());
+                default -> "GPU " + index + " on " + nodeId + " has " + (Sku.WHOLE_GPU - used)
+                        + " milli-GPU free, asked for " + milli;
+            };
+            if (why != null) {
+                return Result.no(why);
             }
         }
         String model = gpus.get(gpuIndices.get(0)).model();
         Sku sku = fraction ? new Sku(model, null, milli) : Sku.wholeGpu(model);
         return Result.ok(new Claim(List.copyOf(gpuIndices), null, milli, sku, gpuIndices.size()));
+    }
+
+    /** Why GPU {@code index} cannot be used: {@code nodeId} has only {@code count} GPUs. */
+    static String noSuchGpu(int index, String nodeId, int count) {
+        return "GPU " + index + " does not exist on " + nodeId + " (" + count + " GPU"
+                + (count == 1 ? ": 0)" : "s" + (count == 0 ? ")" : ": 0.." + (count - 1) + ")"));
     }
 
     /** The claim of a whole MIG instance on GPU {@code gpuIndex}: one unit of its MIG SKU. */

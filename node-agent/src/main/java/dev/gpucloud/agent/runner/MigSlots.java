@@ -3,22 +3,28 @@ package dev.gpucloud.agent.runner;
 import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.events.MigInstance;
 import dev.gpucloud.contracts.events.NodeCommand.MigSlot;
+import dev.gpucloud.geometry.MigFamily;
+import dev.gpucloud.geometry.MigProfile;
+import dev.gpucloud.geometry.MigSlotPlanner;
+import dev.gpucloud.geometry.NvidiaMigTable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Resolves a MIG slot a START names ({@code 3g.40gb@4}) on one GPU of a host: the instance of that
- * profile that already starts there, or a plan to create one where no busy instance overlaps the
- * slices it needs (the idle ones in the way are destroyed first). Refuses a GPU not in MIG mode, a
- * profile the GPU's model does not have and a start NVIDIA's placement rules do not allow, saying
- * why. Shared by the simulated hosts and the process runner, so both refuse alike.
+ * Resolves a MIG slot a START names ({@code 3g.40gb@4}) on one GPU of a host, by gpu-geometry's
+ * {@link MigSlotPlanner} (the same table and rule the scheduler placed it by): the instance of that
+ * profile that already starts there, or a plan to create one where no busy instance is in the way
+ * (the idle ones in the way are destroyed first). Refusals say why, in terms of this host's GPUs and
+ * allocations. Shared by the simulated hosts and the process runner, so both refuse alike.
  */
 public final class MigSlots {
 
     /** What a slot comes to: a problem, an instance to run on, or an instance to create first. */
-    public record Plan(String problem, int gpuIndex, MigInstance existing, MigPlacements.Profile profile, int start,
+    public record Plan(String problem, int gpuIndex, MigInstance existing, MigProfile profile, int start,
             List<MigInstance> destroy) {
 
         static Plan no(String problem) {
@@ -45,66 +51,58 @@ public final class MigSlots {
         }
         int index = gpuIndices.get(0);
         if (index < 0 || index >= gpus.size()) {
-            return Plan.no("GPU " + index + " does not exist on " + nodeId + " (" + gpus.size() + " GPU"
-                    + (gpus.size() == 1 ? ": 0)" : "s" + (gpus.size() == 0 ? ")" : ": 0.." + (gpus.size() - 1) + ")")));
+            return Plan.no(GpuLedger.noSuchGpu(index, nodeId, gpus.size()));
         }
         GpuDevice gpu = gpus.get(index);
         String where = "GPU " + index + " (" + gpu.model() + ") on " + nodeId;
         if (!gpu.migEnabled()) {
             return Plan.no("MIG slot " + slot + ": " + where + " is not in MIG mode");
         }
-        Optional<MigPlacements.Geometry> geometry = MigPlacements.of(gpu.model(), gpu.memoryMib());
-        if (geometry.isEmpty()) {
+        Optional<MigFamily> family = NvidiaMigTable.forGpu(gpu.model(), gpu.memoryMib());
+        if (family.isEmpty()) {
             return Plan.no("MIG slot " + slot + ": " + where + " has no MIG profiles this agent knows");
         }
-        Optional<MigPlacements.Profile> found = geometry.get().profile(slot.profile());
-        if (found.isEmpty()) {
-            return Plan.no("MIG slot " + slot + ": " + where + " has no MIG profile " + slot.profile() + " (it has "
-                    + geometry.get().profiles().keySet().stream().sorted().toList() + ")");
-        }
-        MigPlacements.Profile profile = found.get();
-        if (!profile.allows(slot.start())) {
-            return Plan.no("MIG slot " + slot + ": profile " + profile.name() + " cannot start at slice " + slot.start()
-                    + " (NVIDIA's placements for it: " + profile.starts() + ")");
-        }
+        Map<String, MigInstance> byUuid = new HashMap<>();
+        List<MigSlotPlanner.Instance> instances = new ArrayList<>();
         for (MigInstance mig : gpu.migInstances()) {
-            if (mig.profile().equals(profile.name()) && Integer.valueOf(slot.start()).equals(mig.placementStart())) {
-                String busy = holder.apply(mig.uuid());
-                if (busy != null) {
-                    return Plan.no("MIG slot " + slot + " (" + mig.uuid() + ") on " + where + " is busy with " + busy);
-                }
-                return new Plan(null, index, mig, profile, slot.start(), List.of());
-            }
+            byUuid.put(mig.uuid(), mig);
+            instances.add(new MigSlotPlanner.Instance(mig.uuid(), mig.profile(), mig.placementStart(),
+                    holder.apply(mig.uuid()) != null));
         }
-        int from = slot.start();
-        int to = slot.start() + profile.size();
-        List<MigInstance> inTheWay = new ArrayList<>();
-        for (MigInstance mig : gpu.migInstances()) {
-            if (!overlaps(geometry.get(), mig, from, to)) {
-                continue;
-            }
-            String busy = holder.apply(mig.uuid());
-            if (busy != null) {
-                return Plan.no("MIG slot " + slot + ": " + MigPlacements.range(from, profile.size()) + " of " + where
-                        + " overlap instance " + describe(mig) + ", busy with " + busy);
-            }
-            inTheWay.add(mig);
+        MigSlotPlanner.Plan plan = MigSlotPlanner.plan(family.get(),
+                new dev.gpucloud.geometry.MigSlot(slot.profile(), slot.start()), instances);
+        MigInstance blocking = plan.blocking() == null ? null : byUuid.get(plan.blocking().id());
+        String heldBy = blocking == null ? "an instance in use" : describe(blocking) + ", busy with "
+                + holder.apply(blocking.uuid());
+        boolean sameSlot = blocking != null && blocking.profile().equals(slot.profile())
+                && Integer.valueOf(slot.start()).equals(blocking.placementStart());
+        String problem = switch (plan.verdict()) {
+            case ADMITTED -> null;
+            case PROFILE_NOT_OFFERED -> "MIG slot " + slot + ": " + where + " has no MIG profile " + slot.profile()
+                    + " (it has " + family.get().profiles().stream().map(MigProfile::name).sorted().toList() + ")";
+            case START_NOT_ALLOWED -> "MIG slot " + slot + ": profile " + slot.profile() + " cannot start at slice "
+                    + slot.start() + " (NVIDIA's placements for it: " + plan.profile().starts() + ")";
+            case SLICES_HELD -> sameSlot
+                    ? "MIG slot " + slot + " (" + blocking.uuid() + ") on " + where + " is busy with "
+                            + holder.apply(blocking.uuid())
+                    : "MIG slot " + slot + ": " + plan.profile().describeSlices(slot.start()) + " of " + where
+                            + " overlap instance " + heldBy;
+            case MEDIA_ENGINES_HELD -> "MIG slot " + slot + ": the media engines of " + where + " are held by instance "
+                    + heldBy + " (one +me instance per GPU)";
+            default -> "MIG slot " + slot + ": " + where + " refuses it (" + plan.verdict() + ")";
+        };
+        if (problem != null) {
+            return Plan.no(problem);
         }
-        return new Plan(null, index, null, profile, slot.start(), List.copyOf(inTheWay));
+        if (!plan.creates()) {
+            return new Plan(null, index, byUuid.get(plan.reuse().id()), plan.profile(), slot.start(), List.of());
+        }
+        return new Plan(null, index, null, plan.profile(), slot.start(),
+                plan.destroy().stream().map(i -> byUuid.get(i.id())).toList());
     }
 
     /** "3g.40gb@4 (MIG-...)", or without the start where it is unknown. */
     public static String describe(MigInstance mig) {
         return mig.profile() + (mig.placementStart() == null ? "" : "@" + mig.placementStart()) + " (" + mig.uuid() + ")";
-    }
-
-    /** Whether {@code mig} takes any slice of [from, to); an instance whose placement is unknown might. */
-    private static boolean overlaps(MigPlacements.Geometry geometry, MigInstance mig, int from, int to) {
-        if (mig.placementStart() == null) {
-            return true;
-        }
-        int size = geometry.profile(mig.profile()).map(MigPlacements.Profile::size).orElse(1);
-        int start = mig.placementStart();
-        return start < to && from < start + size;
     }
 }

@@ -121,7 +121,7 @@ public final class SimulatedHost {
         String slot = plan.profile().name() + "@" + plan.start();
         MigInstance created = new MigInstance(id, plan.profile().name(),
                 "MIG-" + FleetSpec.stableUuid(nodeId + "/gpu/" + index + "/mig/" + slot),
-                profile.model().migMemoryMib * plan.profile().size(), plan.start());
+                profile.model().migMemoryMib * plan.profile().memorySlices(), plan.start());
         ledger.changeMig(index, plan.destroy(), created);
         changes.add("created MIG instance " + MigSlots.describe(created) + " on GPU " + index + " of " + nodeId);
         return ledger.migClaim(index, created);

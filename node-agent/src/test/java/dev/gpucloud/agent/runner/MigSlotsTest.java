@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** NVIDIA's placement rules and the slot plans made from them, table by table. */
+/** Slot plans on a host's GPUs and the reasons the agent gives (the rules themselves: gpu-geometry). */
 class MigSlotsTest {
 
     /** An A100 40GB in MIG mode: 3g.20gb at 4 (busy with alloc-1), 1g.5gb at 0 and at 1 (idle). */
@@ -22,31 +22,6 @@ class MigSlotsTest {
 
     private static MigSlots.Plan plan(String slot) {
         return MigSlots.resolve("n", GPUS, List.of(0), MigSlot.parse(slot).orElseThrow(), HOLDERS::get);
-    }
-
-    @ParameterizedTest(name = "{0} {1}: {2}")
-    @CsvSource(delimiter = '|', value = {
-        "A100-SXM4-40GB | 40960  | 1g.5gb:1:0-6 1g.10gb:2:0,2,4,6 2g.10gb:2:0,2,4 3g.20gb:4:0,4 4g.20gb:4:0 7g.40gb:8:0",
-        "A100-SXM4-80GB | 81920  | 1g.10gb:1:0-6 1g.20gb:2:0,2,4,6 2g.20gb:2:0,2,4 3g.40gb:4:0,4 4g.40gb:4:0 7g.80gb:8:0",
-        "H100-SXM5-80GB | 81559  | 1g.10gb+me:1:0-6 1g.20gb:2:0,2,4,6 3g.40gb:4:0,4 7g.80gb:8:0",
-        "H100 NVL       | 95830  | 1g.12gb:1:0-6 3g.47gb:4:0,4 7g.94gb:8:0",
-        "H200           | 144384 | 1g.18gb:1:0-6 3g.71gb:4:0,4 7g.141gb:8:0"})
-    void eachModelHasNvidiasProfilesAndPlacements(String model, long memoryMib, String table) {
-        MigPlacements.Geometry geometry = MigPlacements.of(model, memoryMib).orElseThrow();
-        for (String entry : table.split(" ")) {
-            String[] parts = entry.split(":");
-            MigPlacements.Profile profile = geometry.profile(parts[0]).orElseThrow(() -> new AssertionError(parts[0]));
-            assertThat(profile.size()).as(parts[0]).isEqualTo(Integer.parseInt(parts[1]));
-            List<Integer> starts = parts[2].equals("0-6") ? List.of(0, 1, 2, 3, 4, 5, 6)
-                    : java.util.Arrays.stream(parts[2].split(",")).map(Integer::valueOf).toList();
-            assertThat(profile.starts()).as(parts[0]).isEqualTo(starts);
-        }
-    }
-
-    @Test
-    void modelsWithoutMigHaveNoGeometry() {
-        assertThat(MigPlacements.of("A10G", 23028)).isEmpty();
-        assertThat(MigPlacements.of("V100-SXM2-16GB", 16384)).isEmpty();
     }
 
     @Test
@@ -64,7 +39,7 @@ class MigSlotsTest {
         MigSlots.Plan wide = plan("2g.10gb@0");
         assertThat(wide.creates()).isTrue();
         assertThat(wide.destroy()).extracting(MigInstance::uuid).containsExactly("MIG-a", "MIG-b");
-        assertThat(wide.profile().size()).isEqualTo(2);
+        assertThat(wide.profile().memorySlices()).isEqualTo(2);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -86,5 +61,17 @@ class MigSlotsTest {
         List<GpuDevice> plain = List.of(new GpuDevice(0, "GPU-0", "A100-SXM4-40GB", 40960, "x", 0, false, List.of()));
         assertThat(MigSlots.resolve("n", plain, List.of(0), slot, HOLDERS::get).problem())
                 .isEqualTo("MIG slot 1g.5gb@2: GPU 0 (A100-SXM4-40GB) on n is not in MIG mode");
+    }
+
+    @Test
+    void aSecondMediaExtensionsInstanceIsRefusedWhileTheFirstIsBusy() {
+        List<GpuDevice> gpus = List.of(new GpuDevice(0, "GPU-0", "A30", 24576, "x", 0, true,
+                List.of(new MigInstance(1, "1g.6gb+me", "MIG-me", 5_836, 3))));
+        MigSlot slot = MigSlot.parse("1g.6gb+me@0").orElseThrow();
+        assertThat(MigSlots.resolve("n", gpus, List.of(0), slot, Map.of("MIG-me", "alloc-9")::get).problem())
+                .isEqualTo("MIG slot 1g.6gb+me@0: the media engines of GPU 0 (A30) on n are held by instance "
+                        + "1g.6gb+me@3 (MIG-me), busy with alloc-9 (one +me instance per GPU)");
+        assertThat(MigSlots.resolve("n", gpus, List.of(0), slot, uuid -> null).destroy())
+                .extracting(MigInstance::uuid).containsExactly("MIG-me");
     }
 }

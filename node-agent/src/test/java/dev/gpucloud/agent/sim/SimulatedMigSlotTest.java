@@ -126,7 +126,7 @@ class SimulatedMigSlotTest {
         "sim-a100-mig-0 | 3g.40gb@0 | 0 | has no MIG profile 3g.40gb (it has [1g.10gb, 1g.5gb, 1g.5gb+me, 2g.10gb, 3g.20gb, 4g.20gb, 7g.40gb])",
         "sim-a100-mig-0 | 3g.20gb@2 | 0 | profile 3g.20gb cannot start at slice 2 (NVIDIA's placements for it: [0, 4])",
         "sim-a100-mig-0 | 1g.5gb@7  | 0 | profile 1g.5gb cannot start at slice 7 (NVIDIA's placements for it: [0, 1, 2, 3, 4, 5, 6])",
-        "sim-a100-mig-0 | 1g.5gb@9  | 0 | MIG slot '1g.5gb@9' is not of the form <profile>@<start 0-7>",
+        "sim-a100-mig-0 | 1g.5gb@9  | 0 | MIG slot '1g.5gb@9': the start after '@' must be a memory slice 0-7, was '9'",
         "sim-a100-mig-0 | 1g.5gb@0  | 8 | GPU 8 does not exist on sim-a100-mig-0"})
     void slotsTheGpuCannotHaveAreRefusedWithTheReason(String node, String slot, int gpu, String reason) {
         Reports r = start(node, "r", gpu, slot);

@@ -1,6 +1,7 @@
 package dev.gpucloud.scheduler.cluster;
 
 import dev.gpucloud.contracts.events.HostInventory;
+import dev.gpucloud.geometry.GpuAdmission;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -226,21 +227,20 @@ public final class Fleet {
             if (g == null) {
                 return "GPU " + index + " does not exist";
             }
-            if (a.isMig()) {
-                if (g.mig == null) {
-                    return "GPU " + index + " is not in MIG mode";
-                }
-                MigProfile p = g.mig.profile(a.migProfile()).orElse(null);
-                if (p == null) {
-                    return "GPU " + index + " has no MIG profile " + a.migProfile();
-                }
-                if ((g.migMask & p.mask(a.migStart())) != 0) {
-                    return "MIG slices of GPU " + index + " at " + a.migStart() + " are held";
-                }
-            } else if (g.mig != null) {
-                return "GPU " + index + " is in MIG mode";
-            } else if (g.usedMilli + a.milliGpu() > 1000) {
-                return "GPU " + index + " is held (" + g.usedMilli + " milli in use)";
+            GpuAdmission.Verdict verdict = a.isMig() ? GpuAdmission.slot(g.mig, a.migProfile(), a.migStart(), g.migMask)
+                    : GpuAdmission.share(g.mig, g.usedMilli, a.milliGpu());
+            String why = switch (verdict) {
+                case ADMITTED -> null;
+                case NOT_IN_MIG_MODE -> "GPU " + index + " is not in MIG mode";
+                case IN_MIG_MODE -> "GPU " + index + " is in MIG mode";
+                case PROFILE_NOT_OFFERED -> "GPU " + index + " has no MIG profile " + a.migProfile();
+                case START_NOT_ALLOWED -> "MIG profile " + a.migProfile() + " cannot start at slice " + a.migStart();
+                case SLICES_HELD -> "MIG slices of GPU " + index + " at " + a.migStart() + " are held";
+                case MEDIA_ENGINES_HELD -> "the media engines of GPU " + index + " are held by another +me instance";
+                case HELD, TOO_LITTLE_FREE -> "GPU " + index + " is held (" + g.usedMilli + " milli in use)";
+            };
+            if (why != null) {
+                return why;
             }
         }
         return null;
@@ -250,7 +250,7 @@ public final class Fleet {
         for (int index : a.gpuIndices()) {
             GpuState g = node.gpuByIndex(index);
             if (a.isMig()) {
-                int mask = g.mig.profile(a.migProfile()).orElseThrow().mask(a.migStart());
+                int mask = g.mig.occupancy(g.mig.profile(a.migProfile()).orElseThrow(), a.migStart());
                 g.migMask = sign > 0 ? g.migMask | mask : g.migMask & ~mask;
             } else {
                 g.usedMilli = Math.max(0, Math.min(1000, g.usedMilli + sign * a.milliGpu()));
@@ -274,7 +274,7 @@ public final class Fleet {
         boolean hasMig = false;
         for (GpuState g : node.gpus) {
             hasPartial |= g.isPartial();
-            hasMig |= g.mig != null && g.migMask != g.mig.fullMask();
+            hasMig |= g.mig != null && !g.mig.isFull(g.migMask);
         }
         if (hasPartial) {
             partial.add(node);

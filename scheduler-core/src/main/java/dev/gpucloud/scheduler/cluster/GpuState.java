@@ -1,11 +1,15 @@
 package dev.gpucloud.scheduler.cluster;
 
 import dev.gpucloud.contracts.events.GpuDevice;
+import dev.gpucloud.geometry.GpuAdmission;
+import dev.gpucloud.geometry.MigFamily;
+import dev.gpucloud.geometry.NvidiaMigTable;
 
 /**
  * One GPU's live state in the scheduler's model. A MIG-enabled GPU is carved into slices (its
- * {@code migMask} marks the memory slices in use); any other GPU is held whole or shared by milli
- * ({@code usedMilli}, 1000 = wholly used). Mutated only by {@link Fleet}.
+ * {@code migMask} is the occupancy of the instances placed on it, see {@link MigFamily#occupancy}); any
+ * other GPU is held whole or shared by milli ({@code usedMilli}, 1000 = wholly used). What fits is
+ * {@link GpuAdmission}'s rule, the one the agents check with. Mutated only by {@link Fleet}.
  */
 public final class GpuState {
 
@@ -14,7 +18,7 @@ public final class GpuState {
     final String model;
     final long memoryMib;
     final int island;
-    final MigGeometry mig;
+    final MigFamily mig;
     int usedMilli;
     int migMask;
 
@@ -24,16 +28,9 @@ public final class GpuState {
         this.model = device.model();
         this.memoryMib = device.memoryMib();
         this.island = device.nvlinkIsland();
-        this.mig = device.migEnabled() ? MigGeometry.of(device.model(), device.memoryMib()).orElse(null) : null;
-    }
-
-    GpuState(int index, String model, long memoryMib, int island, MigGeometry mig) {
-        this.index = index;
-        this.uuid = "GPU-" + index;
-        this.model = model;
-        this.memoryMib = memoryMib;
-        this.island = island;
-        this.mig = mig;
+        // a GPU in MIG mode of a model the table lacks takes nothing, as on the agent
+        this.mig = device.migEnabled() ? NvidiaMigTable.forGpu(device.model(), device.memoryMib())
+                .orElseGet(() -> NvidiaMigTable.unlisted(device.model())) : null;
     }
 
     public int index() {
@@ -56,8 +53,8 @@ public final class GpuState {
         return island;
     }
 
-    /** The MIG rules of this GPU when MIG mode is on, else null. */
-    public MigGeometry mig() {
+    /** The MIG family of this GPU when MIG mode is on, else null. */
+    public MigFamily mig() {
         return mig;
     }
 
@@ -75,7 +72,7 @@ public final class GpuState {
 
     /** Free as a whole GPU: not MIG, nothing on it. */
     public boolean isWholeFree() {
-        return mig == null && usedMilli == 0;
+        return GpuAdmission.shareFits(mig, usedMilli, GpuAdmission.WHOLE_GPU_MILLI);
     }
 
     /** Shared by fractions and not full. */

@@ -3,6 +3,7 @@ package dev.gpucloud.scheduler.cluster;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.events.HostInventory;
+import dev.gpucloud.geometry.MigProfile;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -131,7 +132,7 @@ public final class NodeState {
             if (p == null || g.mig.bestStart(p, g.migMask) < 0) {
                 continue;
             }
-            best = Math.max(best, 100 * (Integer.bitCount(g.migMask) + p.slices()) / g.mig.slots());
+            best = Math.max(best, 100 * (g.mig.slicesUsed(g.migMask) + p.memorySlices()) / g.mig.memorySlices());
         }
         return best;
     }

@@ -47,7 +47,7 @@ final class Capacity {
                     GpuState g = node.gpu(i);
                     if (g.mig() != null && r.acceptsModel(g)
                             && g.mig().profile(r.migProfile()).isPresent()) {
-                        fit += g.mig().slots() / g.mig().profile(r.migProfile()).get().slices();
+                        fit += g.mig().memorySlices() / g.mig().profile(r.migProfile()).get().memorySlices();
                     }
                 }
             }

@@ -1,8 +1,9 @@
 package dev.gpucloud.scheduler.framework;
 
+import dev.gpucloud.geometry.GpuAdmission;
+import dev.gpucloud.geometry.MigProfile;
 import dev.gpucloud.scheduler.cluster.Assignment;
 import dev.gpucloud.scheduler.cluster.GpuState;
-import dev.gpucloud.scheduler.cluster.MigProfile;
 import dev.gpucloud.scheduler.cluster.NodeState;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,7 +102,7 @@ final class GpuPicker {
         GpuState best = null;
         for (int i = 0; i < node.gpuCount(); i++) {
             GpuState g = node.gpu(i);
-            if (g.mig() == null && r.accepts(g) && g.freeMilli() >= r.milliGpu()
+            if (r.accepts(g) && GpuAdmission.shareFits(g.mig(), g.usedMilli(), r.milliGpu())
                     && (best == null || g.freeMilli() < best.freeMilli())) {
                 best = g;
             }
@@ -126,7 +127,7 @@ final class GpuPicker {
                 continue;
             }
             int start = g.mig().bestStart(p, g.migMask());
-            if (start >= 0 && (best == null || Integer.bitCount(g.migMask()) > Integer.bitCount(best.migMask()))) {
+            if (start >= 0 && (best == null || g.mig().slicesUsed(g.migMask()) > best.mig().slicesUsed(best.migMask()))) {
                 best = g;
                 bestStart = start;
             }

@@ -1,5 +1,6 @@
 package dev.gpucloud.scheduler.framework.plugins;
 
+import dev.gpucloud.geometry.GpuAdmission;
 import dev.gpucloud.scheduler.cluster.GpuState;
 import dev.gpucloud.scheduler.cluster.NodeState;
 import dev.gpucloud.scheduler.framework.CycleState;
@@ -35,7 +36,7 @@ public final class FractionFit implements Plugins.Filter, Plugins.PreFilter {
             GpuState g = node.gpu(i);
             if (g.mig() == null && Gpus.allowed(r, g)) {
                 most = Math.max(most, g.freeMilli());
-                if (g.freeMilli() >= r.milliGpu()) {
+                if (GpuAdmission.shareFits(g.mig(), g.usedMilli(), r.milliGpu())) {
                     return Status.SUCCESS;
                 }
             }

@@ -1,26 +1,23 @@
 package dev.gpucloud.scheduler.framework.plugins;
 
+import dev.gpucloud.geometry.MigFamily;
+import dev.gpucloud.geometry.MigProfile;
+import dev.gpucloud.geometry.NvidiaMigTable;
 import dev.gpucloud.scheduler.cluster.GpuState;
-import dev.gpucloud.scheduler.cluster.MigGeometry;
-import dev.gpucloud.scheduler.cluster.MigProfile;
 import dev.gpucloud.scheduler.cluster.NodeState;
 import dev.gpucloud.scheduler.framework.CycleState;
 import dev.gpucloud.scheduler.framework.PlacementRequest;
 import dev.gpucloud.scheduler.framework.Plugins;
 import dev.gpucloud.scheduler.framework.Status;
-import java.util.Set;
 
 /**
  * MIG fit: a MIG-mode GPU of an allowed model offers the profile and has a legal start whose
- * slices are free (NVIDIA's placement rules, see {@link MigGeometry}).
+ * slices are free (NVIDIA's placement rules, see {@link MigFamily}; the table is gpu-geometry's
+ * {@link NvidiaMigTable}, the one the agents check with).
  */
 public final class MigFit implements Plugins.Filter, Plugins.PreFilter {
 
     public static final String NAME = "MigFit";
-    private static final Set<String> KNOWN = Set.of("1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb",
-            "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb", "1g.12gb", "1g.24gb", "2g.24gb", "3g.47gb",
-            "4g.47gb", "7g.94gb", "1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb", "1g.6gb",
-            "2g.12gb", "4g.24gb");
 
     @Override
     public String name() {
@@ -29,7 +26,7 @@ public final class MigFit implements Plugins.Filter, Plugins.PreFilter {
 
     /** True for a profile name some MIG-capable GPU (A30, A100, H100, H200) offers. */
     public static boolean known(String profile) {
-        return KNOWN.contains(profile);
+        return NvidiaMigTable.offeredByAny(profile);
     }
 
     @Override

@@ -33,7 +33,8 @@ public record ClusterSnapshot(List<NodeView> nodes) {
                 List<String> holders = held.stream().filter(a -> a.gpuIndices().contains(g.index()))
                         .map(Assignment::allocationId).toList();
                 gpus.add(new GpuView(g.index(), g.uuid(), g.model(), g.memoryMib(), g.island(), g.mig() != null,
-                        g.usedMilli(), Integer.bitCount(g.migMask()), g.mig() == null ? 0 : g.mig().slots(), holders));
+                        g.usedMilli(), g.mig() == null ? 0 : g.mig().slicesUsed(g.migMask()),
+                        g.mig() == null ? 0 : g.mig().memorySlices(), holders));
             }
             boolean fresh = n.lastHeardMillis() != NodeState.NEVER && nowMillis - n.lastHeardMillis() <= hostTimeoutMillis;
             boolean healthy = fresh && !n.draining() && n.interruptionDeadlineMillis() == NodeState.NEVER
