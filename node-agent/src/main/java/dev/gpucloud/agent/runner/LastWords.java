@@ -67,6 +67,21 @@ public final class LastWords {
         return new Answer(null, "ignored " + asked + ": " + command.allocationId() + " " + how);
     }
 
+    /**
+     * Answers {@code command} into a runner's report: the event joins {@code events} unless this very
+     * report already says it (an end that fell due just before the command), the note joins {@code notes}.
+     */
+    public void answer(NodeCommand command, Instant now, java.util.List<AllocationEvent> events,
+            java.util.List<String> notes) {
+        Answer answer = answer(command, now);
+        if (answer.event() != null && !events.contains(answer.event())) {
+            events.add(answer.event());
+        }
+        if (answer.note() != null) {
+            notes.add(answer.note());
+        }
+    }
+
     /** An event to send (or null) and a note for the log (or null). */
     public record Answer(AllocationEvent event, String note) {
     }

@@ -194,14 +194,7 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
 
     /** A STATUS, or a CHECKPOINT or STOP for an allocation that does not run here, answered as {@link LastWords} says. */
     private void answerFromLastWords(NodeCommand command, Instant now, Collector out) {
-        LastWords.Answer answer = lastWords.answer(command, now);
-        // an end this very call already reports (it fell due just before the command) is not said twice
-        if (answer.event() != null && !out.events.contains(answer.event())) {
-            out.events.add(answer.event());
-        }
-        if (answer.note() != null) {
-            out.notes.add(answer.note());
-        }
+        lastWords.answer(command, now, out.events, out.notes);
     }
 
     /**
