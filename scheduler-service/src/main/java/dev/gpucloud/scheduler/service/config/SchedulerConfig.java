@@ -73,6 +73,13 @@ public interface SchedulerConfig {
     @WithDefault("30s")
     Duration reconcileGrace();
 
+    /**
+     * Readiness goes DOWN when no scheduling pass has completed for this long while jobs wait (passes
+     * run at least every reschedule interval, so this means they fail or hang).
+     */
+    @WithDefault("60s")
+    Duration passStallAfter();
+
     /** How long a preempted job has to save its checkpoint before it is stopped anyway. */
     @WithDefault("60s")
     Duration preemptionGrace();

@@ -106,6 +106,10 @@ public class SchedulerEngine {
     private final HostLiveness liveness;
     /** What agents say they run against what the scheduler holds. */
     private final AllocationReconciler reconciler;
+    /** When the last scheduling pass completed, and how many jobs waited then: what readiness reports. */
+    private volatile long lastPassCompletedMillis = System.currentTimeMillis();
+    private volatile int pendingJobs;
+    private volatile String lastPassFailure;
     /** The scheduler's allocations that their agents said had started (so their absence from a report means something). */
     private final Set<String> started = new HashSet<>();
     private final java.util.concurrent.atomic.AtomicBoolean passQueued = new java.util.concurrent.atomic.AtomicBoolean();
@@ -840,6 +844,14 @@ public class SchedulerEngine {
         return k;
     }
 
+    /** How the scheduling passes go, for readiness: when one last completed, what waited, the last failure. */
+    public record PassProgress(long lastCompletedMillis, int pendingJobs, String lastFailure) {
+    }
+
+    public PassProgress passProgress() {
+        return new PassProgress(lastPassCompletedMillis, pendingJobs, lastPassFailure);
+    }
+
     /** A consistent copy of the cluster model, taken between operations. */
     public Uni<ClusterSnapshot> cluster() {
         return serial.run(() -> {
@@ -1403,10 +1415,16 @@ public class SchedulerEngine {
         }
         return serial.run(() -> {
                     passQueued.set(false);
-                    return schedulePending();
+                    return schedulePending().invoke(() -> {
+                        lastPassCompletedMillis = System.currentTimeMillis();
+                        lastPassFailure = null;
+                        pendingJobs = queue.size();
+                    });
                 }).invoke(this::publishOutbox)
                 .onFailure().recoverWithItem(f -> {
                     passQueued.set(false);
+                    lastPassFailure = DatabaseFailures.clip(f);
+                    pendingJobs = Math.max(pendingJobs, 1);
                     LOG.warn("scheduling pass failed; the next one retries", f);
                     return null;
                 });
