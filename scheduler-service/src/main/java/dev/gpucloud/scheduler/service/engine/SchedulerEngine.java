@@ -110,7 +110,7 @@ public class SchedulerEngine {
     private volatile long lastPassCompletedMillis = System.currentTimeMillis();
     private volatile int pendingJobs;
     private volatile String lastPassFailure;
-    /** The scheduler's allocations that their agents said had started (so their absence from a report means something). */
+    /** The scheduler's allocations known to have started: any other its host reports running is taken as started. */
     private final Set<String> started = new HashSet<>();
     private final java.util.concurrent.atomic.AtomicBoolean passQueued = new java.util.concurrent.atomic.AtomicBoolean();
     /** Submissions waiting for their group commit; guarded by itself, as is {@link #submitTurnQueued}. */
