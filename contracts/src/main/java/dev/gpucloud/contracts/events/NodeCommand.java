@@ -11,6 +11,10 @@ import java.util.Map;
  * says why, where the type alone does not (a STOP of an allocation the scheduler never placed, or of
  * one the agent no longer reports); the agent repeats it on the allocation's EXITED or LOST event.
  *
+ * <p>{@code epoch} is the scheduler leader's epoch the command was written under (0: not fenced, from a
+ * sender that does not take part in leader election). An agent that has seen a command of a higher epoch
+ * refuses it: a deposed leader (paused past its lease, then resumed) cannot command hosts.
+ *
  * <p>{@code migInstanceUuid} names the MIG instance to run on, either by its UUID ({@code MIG-...})
  * or as a slot, {@code <profile>@<start>} (e.g. {@code 3g.40gb@4}): the scheduler places MIG work
  * by NVIDIA's placement rules and names the slot it chose; the agent runs it on the instance of that
@@ -36,7 +40,8 @@ public record NodeCommand(
         String resumeFrom,
         Instant deadline,
         Instant issuedAt,
-        String reason) {
+        String reason,
+        Long epoch) {
 
     public NodeCommand {
         Require.text(commandId, "commandId");
@@ -51,6 +56,8 @@ public record NodeCommand(
         Require.atLeast(milliGpu, 0, "milliGpu");
         Require.atLeast(rank, 0, "rank");
         Require.present(issuedAt, "issuedAt");
+        epoch = epoch == null ? 0L : epoch; // written before leader election: not fenced
+        Require.atLeast(epoch, 0L, "epoch");
         dev.gpucloud.contracts.limits.Check.optionalText(reason, dev.gpucloud.contracts.limits.Limits.DETAIL, "reason");
         if (type == NodeCommandType.START) {
             Require.atLeast(worldSize, 1, "worldSize");
@@ -60,13 +67,29 @@ public record NodeCommand(
         }
     }
 
+    /** A command not fenced by a leader's epoch (0). */
+    public NodeCommand(String commandId, NodeCommandType type, String nodeId, String allocationId, String jobId,
+            String tenant, List<Integer> gpuIndices, String migInstanceUuid, int milliGpu, int rank, int worldSize,
+            String masterAddr, List<String> command, Map<String, String> env, String checkpointDir, String resumeFrom,
+            Instant deadline, Instant issuedAt, String reason) {
+        this(commandId, type, nodeId, allocationId, jobId, tenant, gpuIndices, migInstanceUuid, milliGpu, rank,
+                worldSize, masterAddr, command, env, checkpointDir, resumeFrom, deadline, issuedAt, reason, 0L);
+    }
+
+    /** The same command, written under the leader's {@code epoch}. */
+    public NodeCommand withEpoch(long epoch) {
+        return new NodeCommand(commandId, type, nodeId, allocationId, jobId, tenant, gpuIndices, migInstanceUuid,
+                milliGpu, rank, worldSize, masterAddr, command, env, checkpointDir, resumeFrom, deadline, issuedAt,
+                reason, epoch);
+    }
+
     /** A command with no reason given (START and CHECKPOINT say what they want by themselves). */
     public NodeCommand(String commandId, NodeCommandType type, String nodeId, String allocationId, String jobId,
             String tenant, List<Integer> gpuIndices, String migInstanceUuid, int milliGpu, int rank, int worldSize,
             String masterAddr, List<String> command, Map<String, String> env, String checkpointDir, String resumeFrom,
             Instant deadline, Instant issuedAt) {
         this(commandId, type, nodeId, allocationId, jobId, tenant, gpuIndices, migInstanceUuid, milliGpu, rank,
-                worldSize, masterAddr, command, env, checkpointDir, resumeFrom, deadline, issuedAt, null);
+                worldSize, masterAddr, command, env, checkpointDir, resumeFrom, deadline, issuedAt, null, 0L);
     }
 
     /** A MIG slot a START names: a profile at a placement start (parsed by gpu-geometry's {@code MigSlot}). */

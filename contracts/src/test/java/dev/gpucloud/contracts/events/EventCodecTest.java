@@ -100,6 +100,21 @@ class EventCodecTest {
     }
 
     @Test
+    void a_node_command_without_an_epoch_is_unfenced_and_one_with_an_epoch_keeps_it() {
+        NodeCommand fenced = Samples.nodeCommand().withEpoch(7);
+        String json = EventCodec.encodeToString(fenced);
+        assertThat(json).contains("\"epoch\":7");
+        assertThat(EventCodec.decode(Topics.NODE_COMMANDS.name(), NodeCommand.class, json.getBytes(
+                java.nio.charset.StandardCharsets.UTF_8)).epoch()).isEqualTo(7);
+        // a scheduler from before leader election wrote no epoch: such a command reads as epoch 0
+        String old = json.replace(",\"epoch\":7", "").replace("\"epoch\":7,", "");
+        assertThat(old).doesNotContain("epoch");
+        assertThat(EventCodec.decode(Topics.NODE_COMMANDS.name(), NodeCommand.class, old.getBytes(
+                java.nio.charset.StandardCharsets.UTF_8)).epoch()).isZero();
+        assertThatThrownBy(() -> Samples.nodeCommand().withEpoch(-1)).hasMessageContaining("epoch");
+    }
+
+    @Test
     void tombstone_decodes_to_null() {
         assertThat(EventCodec.decode(Topics.GPU_INVENTORY, null)).isNull();
     }

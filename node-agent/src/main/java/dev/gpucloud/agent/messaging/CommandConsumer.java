@@ -6,6 +6,9 @@ import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.kafka.EventRecords;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -18,7 +21,9 @@ import org.jboss.logging.Logger;
  * dead-lettered (node.commands.dlq, reason in the dead-letter-reason header) when its key names one
  * of our hosts or names none at all; when its key names another host, that host's agent
  * dead-letters it, and this one only skips it, so a bad record lands in the DLQ once, not once per
- * agent.
+ * agent. A command written by a deposed scheduler leader (an epoch below one already seen, see
+ * {@link EpochFence}) is refused, logged with the reason and counted in
+ * {@code gpucloud_agent_commands_refused_total{reason="stale-epoch"}}.
  */
 @ApplicationScoped
 public class CommandConsumer {
@@ -28,11 +33,18 @@ public class CommandConsumer {
     private final AllocationRunner runner;
     private final EventPublisher publisher;
     private final HostReporter hosts;
+    private final EpochFence fence = new EpochFence();
+    private final Counter staleEpoch;
 
-    public CommandConsumer(AllocationRunner runner, EventPublisher publisher, HostReporter hosts) {
+    public CommandConsumer(AllocationRunner runner, EventPublisher publisher, HostReporter hosts, MeterRegistry registry) {
         this.runner = runner;
         this.publisher = publisher;
         this.hosts = hosts;
+        this.staleEpoch = Counter.builder("gpucloud.agent.commands.refused").tag("reason", "stale-epoch")
+                .description("node.commands refused because a newer scheduler leader has spoken")
+                .register(registry);
+        Gauge.builder("gpucloud.agent.leader.epoch", fence, EpochFence::highest)
+                .description("The highest scheduler leader epoch seen on node.commands").register(registry);
     }
 
     @Incoming("commands-in")
@@ -55,6 +67,13 @@ public class CommandConsumer {
             return Uni.createFrom().failure(e);
         }
         if (!runner.owns(command.nodeId())) {
+            return Uni.createFrom().voidItem();
+        }
+        if (!fence.admit(command.epoch())) {
+            staleEpoch.increment();
+            LOG.warnf("refused %s %s for %s (command %s): written under scheduler epoch %d, but leader epoch %d has"
+                    + " spoken since; the scheduler that sent it is deposed", command.type(), command.allocationId(),
+                    command.nodeId(), command.commandId(), command.epoch(), fence.highest());
             return Uni.createFrom().voidItem();
         }
         Reports reports;
