@@ -105,10 +105,7 @@ QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PGHOST:$PGPORT/$DB?search_path=$S
 QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PGHOST:$PGPORT/$DB?currentSchema=$SCHEMA" \
 QUARKUS_FLYWAY_SCHEMAS="$SCHEMA" QUARKUS_FLYWAY_DEFAULT_SCHEMA="$SCHEMA" \
   nohup java -Xmx"${BENCH_SCHEDULER_HEAP:-1g}" ${BENCH_SCHEDULER_OPTS:-} \
-  -Dmp.messaging.incoming.allocations-in.group.id="bench-$ID" \
-  -Dmp.messaging.incoming.requests-in.group.id="bench-$ID" \
-  -Dmp.messaging.incoming.requests-in.auto.offset.reset=latest \
-  -Dmp.messaging.incoming.node-events-in.group.id="bench-$ID" \
+  -Dgpucloud.scheduler.inputs-group="bench-$ID" -Dgpucloud.scheduler.inputs-member="bench-$ID-leader" \
   -jar "$SCHEDULER_JAR" >"$RUN/logs/scheduler.log" 2>&1 &
 PIDS+=($!)
 

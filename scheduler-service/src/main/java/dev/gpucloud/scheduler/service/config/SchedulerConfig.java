@@ -12,11 +12,37 @@ import java.util.Optional;
 public interface SchedulerConfig {
 
     /**
-     * This instance's stable name, for Kafka static membership (group.instance.id): a restarted
-     * scheduler takes its partitions back at once.
+     * This instance's name in leader election: unique per instance, and stable across its restarts (a
+     * restarted leader takes its own lease back at once instead of waiting for it to expire).
      */
     @WithDefault("scheduler-0")
     String instanceId();
+
+    /** The gRPC address (host:port) other processes reach this instance at; a standby names the leader's. */
+    Optional<String> advertisedAddress();
+
+    /**
+     * How long the leader's lease lasts without renewal: after a leader dies, a standby takes over within
+     * this (plus a tick). A leader that shuts down gives the lease back at once.
+     */
+    @WithDefault("4s")
+    Duration leaderLease();
+
+    /** How often the leader renews its lease and a standby tries to take it. */
+    @WithDefault("500ms")
+    Duration leaderTick();
+
+    /** The consumer group the leader reads allocation.events, job.requests and node.events in. */
+    @WithDefault("scheduler-service")
+    String inputsGroup();
+
+    /** The static member name (group.instance.id) every leader reads its inputs under. */
+    @WithDefault("scheduler-leader")
+    String inputsMember();
+
+    /** Where the leader's inputs start in a group with no committed offsets (earliest or latest). */
+    @WithDefault("earliest")
+    String inputsOffsetReset();
 
     /** The ce_source of every record this service publishes. */
     @WithDefault("scheduler-service")

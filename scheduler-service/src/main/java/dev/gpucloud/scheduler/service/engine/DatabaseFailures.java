@@ -47,6 +47,22 @@ public final class DatabaseFailures {
     }
 
     /**
+     * Whether the database refused a write because another scheduler instance leads now (the fence of
+     * migration V5, SQLSTATE GC001): this instance is deposed; the write is not retried.
+     */
+    public static boolean isFenced(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof PgException pg && "GC001".equals(pg.getSqlState())) {
+                return true;
+            }
+            if (c.getCause() == c) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    /**
      * A failure as a reason: its kind and first line of message, with any SQL statement Hibernate adds
      * ({@code [insert into ...]}) cut off, clipped to {@link #REASON_LIMIT} characters.
      */

@@ -13,14 +13,27 @@ import java.util.function.Consumer;
 public class JobWatchers {
 
     private final Map<String, List<Consumer<JobEvent>>> watchers = new ConcurrentHashMap<>();
+    private final Map<Consumer<JobEvent>, Runnable> ends = new ConcurrentHashMap<>();
 
-    /** Registers a listener; the returned Runnable unregisters it. */
-    public Runnable watch(String jobId, Consumer<JobEvent> listener) {
+    /**
+     * Registers a listener; the returned Runnable unregisters it. {@code onEnd} runs should this process stop
+     * seeing changes (it lost the lead): the stream should move to the leader.
+     */
+    public Runnable watch(String jobId, Consumer<JobEvent> listener, Runnable onEnd) {
         watchers.computeIfAbsent(jobId, k -> new CopyOnWriteArrayList<>()).add(listener);
-        return () -> watchers.computeIfPresent(jobId, (k, list) -> {
-            list.remove(listener);
-            return list.isEmpty() ? null : list;
-        });
+        ends.put(listener, onEnd);
+        return () -> {
+            ends.remove(listener);
+            watchers.computeIfPresent(jobId, (k, list) -> {
+                list.remove(listener);
+                return list.isEmpty() ? null : list;
+            });
+        };
+    }
+
+    /** This process no longer sees changes: ends every stream (each unregisters itself). */
+    void endAll() {
+        List.copyOf(ends.values()).forEach(Runnable::run);
     }
 
     void publish(JobEvent event) {

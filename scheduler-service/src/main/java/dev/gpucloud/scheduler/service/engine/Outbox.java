@@ -4,7 +4,9 @@ import dev.gpucloud.contracts.events.CloudEvent;
 import dev.gpucloud.contracts.events.EventCodec;
 import dev.gpucloud.contracts.events.Topic;
 import dev.gpucloud.contracts.kafka.CloudEventHeaders;
+import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
+import dev.gpucloud.scheduler.service.leader.LeaderState;
 import dev.gpucloud.scheduler.service.persistence.OutboxEntity;
 import io.smallrye.mutiny.Uni;
 import io.quarkus.vertx.core.runtime.context.VertxContextSafetyToggle;
@@ -27,6 +29,10 @@ import org.jboss.logging.Logger;
  * broker outage delays records, never loses them; a record may be sent twice, and consumers drop the
  * repeat by its ce_id. Publishing runs on its own context, one pass at a time, so a slow or absent
  * broker never holds up the scheduler's operations.
+ *
+ * <p>Only the leader publishes, and each batch first reads the leader's epoch: an instance that finds it
+ * was deposed (paused past its lease, then resumed) publishes nothing more. Node commands are stamped with
+ * the epoch they were written under, so agents refuse those of a deposed leader that were on their way.
  */
 @ApplicationScoped
 public class Outbox {
@@ -40,10 +46,12 @@ public class Outbox {
     private final Context context;
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicBoolean again = new AtomicBoolean();
+    private final LeaderState leader;
 
     public Outbox(@Channel("events-out") MutinyEmitter<ProducerRecord<String, byte[]>> emitter, SchedulerConfig config,
-            Mutiny.SessionFactory sessions, Vertx vertx) {
+            Mutiny.SessionFactory sessions, Vertx vertx, LeaderState leader) {
         this.emitter = emitter;
+        this.leader = leader;
         this.source = config.source();
         this.sessions = sessions;
         this.context = VertxContext.createNewDuplicatedContext(vertx.getOrCreateContext());
@@ -69,13 +77,14 @@ public class Outbox {
         }
     }
 
-    /** Adds a record to the session's transaction. */
+    /** Adds a record to the session's transaction; a node command is stamped with the leader's epoch. */
     public <T> Uni<Void> add(Mutiny.Session session, Topic<T> topic, String key, T payload) {
+        Object body = payload instanceof NodeCommand command ? command.withEpoch(leader.epoch()) : payload;
         CloudEvent event = CloudEvent.create(topic.eventType(), source, Instant.now());
         OutboxEntity row = new OutboxEntity();
         row.topic = topic.name();
         row.recordKey = key;
-        row.payload = EventCodec.encode(payload);
+        row.payload = EventCodec.encode(body);
         row.ceId = event.id();
         row.ceType = event.type();
         row.ceTime = event.time();
@@ -84,10 +93,17 @@ public class Outbox {
 
     /** Publishes up to one batch of what is waiting, oldest first; returns how many were sent. */
     private Uni<Integer> publish() {
+        long epoch = leader.epoch();
+        if (epoch == 0) {
+            return Uni.createFrom().item(0);
+        }
         return sessions.withTransaction(session -> session
-                .createSelectionQuery("from OutboxEntity order by id", OutboxEntity.class)
+                .createNativeQuery("select epoch from scheduler_leader where id = 1", Long.class).getSingleResult()
+                .flatMap(current -> current == epoch ? Uni.createFrom().voidItem()
+                        : Uni.createFrom().failure(leader.fenced("the leader's epoch is " + current + ", not " + epoch)))
+                .chain(() -> session.createSelectionQuery("from OutboxEntity order by id", OutboxEntity.class)
                 .setMaxResults(BATCH)
-                .getResultList()
+                .getResultList())
                 .flatMap(rows -> send(rows).replaceWith(rows))
                 .flatMap(rows -> rows.isEmpty() ? Uni.createFrom().item(0)
                         : session.createMutationQuery("delete from OutboxEntity where id in :ids")

@@ -34,6 +34,8 @@ import dev.gpucloud.scheduler.queue.RunningJob;
 import dev.gpucloud.scheduler.queue.SchedulingPass;
 import dev.gpucloud.scheduler.queue.TenantQuota;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
+import dev.gpucloud.scheduler.service.leader.LeaderState;
+import dev.gpucloud.scheduler.service.leader.NotLeaderException;
 import dev.gpucloud.scheduler.service.persistence.AllocationEntity;
 import dev.gpucloud.scheduler.service.persistence.CheckpointEntity;
 import dev.gpucloud.scheduler.service.persistence.CheckpointReportEntity;
@@ -85,10 +87,11 @@ public class SchedulerEngine {
     private final Outbox outbox;
     private final JobWatchers watchers;
     private final SchedulerConfig config;
+    private final LeaderState leader;
     private final Fleet fleet = new Fleet();
     private final PlacementFramework framework;
     private final SchedulingPass pass;
-    private final JobQueue queue = new JobQueue();
+    private JobQueue queue;
     private final SpotPolicy spot;
     private final RetryPolicy retry;
     /** Learns the shapes of accepted jobs, so packing keeps room for what the cluster runs (FGD). */
@@ -105,7 +108,7 @@ public class SchedulerEngine {
     /** Loses allocations on evidence only; silence counts from when this instance began to listen. */
     private final HostLiveness liveness;
     /** What agents say they run against what the scheduler holds. */
-    private final AllocationReconciler reconciler;
+    private AllocationReconciler reconciler;
     /** When the last scheduling pass completed, and how many jobs waited then: what readiness reports. */
     private volatile long lastPassCompletedMillis = System.currentTimeMillis();
     private volatile int pendingJobs;
@@ -125,8 +128,9 @@ public class SchedulerEngine {
     }
 
     public SchedulerEngine(Mutiny.SessionFactory sessions, SerialExecutor serial, Outbox outbox, JobWatchers watchers,
-            SchedulerConfig config) {
+            SchedulerConfig config, LeaderState leader) {
         this.sessions = sessions;
+        this.leader = leader;
         this.serial = serial;
         this.outbox = outbox;
         this.watchers = watchers;
@@ -141,9 +145,15 @@ public class SchedulerEngine {
         this.retry = new RetryPolicy(config.maxRetries(), Set.of(2, 126, 127));
         this.liveness = new HostLiveness(config.hostLostTimeout().toMillis(), System.currentTimeMillis());
         this.reconciler = new AllocationReconciler(config.reconcileGrace().toMillis());
-        queue.setDefaultQuota(parseQuota("gpucloud.scheduler.default-quota", config.defaultQuota()));
-        config.quota().forEach((tenant, value) -> queue.setQuota(tenant, parseQuota("gpucloud.scheduler.quota." + tenant,
+        this.queue = newQueue();
+    }
+
+    private JobQueue newQueue() {
+        JobQueue q = new JobQueue();
+        q.setDefaultQuota(parseQuota("gpucloud.scheduler.default-quota", config.defaultQuota()));
+        config.quota().forEach((tenant, value) -> q.setQuota(tenant, parseQuota("gpucloud.scheduler.quota." + tenant,
                 value)));
+        return q;
     }
 
     static TenantQuota parseQuota(String key, String value) {
@@ -166,11 +176,78 @@ public class SchedulerEngine {
     void onStart(@Observes StartupEvent event, Vertx vertx) {
         // hosts are heard from now on: nothing from before this start counts as their silence
         liveness.listeningSince(System.currentTimeMillis());
-        serial.run(this::restore).subscribe().with(
-                n -> LOG.infof("restored %s from the database", n),
-                f -> LOG.error("could not restore the scheduler's state", f));
         vertx.setPeriodic(config.outboxRetryInterval().toMillis(), id -> publishOutbox());
         vertx.setPeriodic(config.rescheduleInterval().toMillis(), id -> scheduleSoon().subscribe().with(v -> { }));
+    }
+
+    // ---------------------------------------------------------------- leadership
+
+    /**
+     * This instance leads now ({@link dev.gpucloud.scheduler.service.leader.Leadership}): rebuilds jobs,
+     * allocations and the queue from the database, behind any operation still running, and schedules.
+     * The fleet (inventory and telemetry) was kept warm meanwhile. Returns what was restored.
+     */
+    public Uni<String> takeOver() {
+        return serial.run(() -> {
+                    resetState();
+                    return restore();
+                })
+                .invoke(restored -> LOG.infof("restored %s from the database", restored))
+                .call(() -> {
+                    publishOutbox();
+                    return scheduleSoon();
+                });
+    }
+
+    /**
+     * This instance no longer leads: forgets jobs, allocations and the queue (the next takeover rebuilds
+     * them), and ends WatchJob streams so their clients move to the leader. The fleet stays.
+     */
+    public Uni<Void> stepDown() {
+        return serial.run(() -> {
+            resetState();
+            watchers.endAll();
+            return Uni.createFrom().voidItem();
+        });
+    }
+
+    /** A failure of the moment (the database's) or of the lead (deposed): the work is not the data's fault. */
+    private static boolean notNow(Throwable f) {
+        return f instanceof NotLeaderException || DatabaseFailures.isTransient(f);
+    }
+
+    private void resetState() {
+        for (Assignment a : List.copyOf(fleet.assignments())) {
+            fleet.unreserve(a.allocationId());
+        }
+        queue = newQueue();
+        running.clear();
+        lastReason.clear();
+        requeueNotes.clear();
+        stopping.clear();
+        preempting.clear();
+        started.clear();
+        preloaded = null;
+        reconciler = new AllocationReconciler(config.reconcileGrace().toMillis());
+        pendingJobs = 0;
+        refreshCapacity();
+    }
+
+    /**
+     * A transaction that writes under this instance's epoch: its first statement is the database's fence
+     * ({@code gpucloud_fence}), which refuses it once another instance leads; that deposes this one, and the
+     * write fails with {@link NotLeaderException} (UNAVAILABLE to a gRPC caller, with the leader's address).
+     */
+    private <T> Uni<T> tx(Function<Mutiny.Session, Uni<T>> work) {
+        long epoch = leader.epoch();
+        if (epoch == 0) {
+            return Uni.createFrom().failure(leader.notLeader());
+        }
+        int idleMillis = (int) Math.min(Integer.MAX_VALUE, config.leaderLease().toMillis());
+        return sessions.withTransaction(s -> s.createNativeQuery("select gpucloud_fence(?1, ?2)", Long.class)
+                        .setParameter(1, epoch).setParameter(2, idleMillis).getSingleResult()
+                        .chain(() -> work.apply(s)))
+                .onFailure(DatabaseFailures::isFenced).transform(f -> leader.fenced(DatabaseFailures.clip(f)));
     }
 
     /** Rebuilds memory from the database: held GPUs, running jobs and the queue, in submission order. */
@@ -243,6 +320,9 @@ public class SchedulerEngine {
      * their earlier requests, one flush for their rows and events), each answered on its own.
      */
     public Uni<Submitted> submit(String tenant, String clientRequestId, JobSpec spec) {
+        if (!leader.leads()) {
+            return Uni.createFrom().failure(leader.notLeader());
+        }
         String specJson = EventCodec.encodeToString(spec);
         return Uni.createFrom().<Submitted>emitter(emitter -> {
                     boolean first;
@@ -283,7 +363,7 @@ public class SchedulerEngine {
             return Uni.createFrom().voidItem();
         }
         Map<Submission, Object> outcome = new java.util.IdentityHashMap<>();
-        return sessions.withTransaction(s -> s.createSelectionQuery(
+        return tx(s -> s.createSelectionQuery(
                         "from JobEntity where tenant in :t and clientRequestId in :r", JobEntity.class)
                 .setParameter("t", batch.stream().map(Submission::tenant).distinct().toList())
                 .setParameter("r", batch.stream().map(Submission::clientRequestId).distinct().toList())
@@ -440,7 +520,10 @@ public class SchedulerEngine {
 
     /** Cancels a job that has not ended and stops its workers; an ended job is returned as it is. */
     public Uni<JobView> cancel(String jobId, String reason) {
-        return operation(changes -> sessions.withTransaction(s -> s.find(JobEntity.class, jobId).flatMap(job -> {
+        if (!leader.leads()) {
+            return Uni.createFrom().failure(leader.notLeader());
+        }
+        return operation(changes -> tx(s -> s.find(JobEntity.class, jobId).flatMap(job -> {
             if (job == null) {
                 return Uni.createFrom().failure(new JobNotFoundException(jobId));
             }
@@ -612,7 +695,7 @@ public class SchedulerEngine {
         if (jobs.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return sessions.withTransaction(s -> {
+        return tx(s -> {
             Uni<Void> chain = Uni.createFrom().voidItem();
             for (String jobId : jobs) {
                 chain = chain.call(() -> s.find(JobEntity.class, jobId).flatMap(job -> job == null
@@ -691,7 +774,7 @@ public class SchedulerEngine {
         if (events.isEmpty()) {
             return Uni.createFrom().item(Map.of());
         }
-        Uni<Map<Integer, Throwable>> together = operation(changes -> sessions.withTransaction(s -> {
+        Uni<Map<Integer, Throwable>> together = operation(changes -> tx(s -> {
             Uni<Void> chain = preload(s, events);
             for (AllocationEvent event : events) {
                 chain = chain.call(() -> applyAllocationEvent(s, changes, event));
@@ -701,14 +784,14 @@ public class SchedulerEngine {
         if (events.size() == 1) {
             return together.onFailure().recoverWithItem(f -> Map.of(0, f)).call(this::scheduleSoon);
         }
-        return together.onFailure().recoverWithUni(f -> {
+        return together.onFailure(f -> !(f instanceof NotLeaderException)).recoverWithUni(f -> {
             LOG.warnf("a batch of %d allocation events failed (%s); applying them one at a time", events.size(),
                     f.toString());
             Map<Integer, Throwable> failed = new java.util.TreeMap<>();
             Uni<Void> chain = Uni.createFrom().voidItem();
             for (int i = 0; i < events.size(); i++) {
                 int index = i;
-                chain = chain.call(() -> operation(changes -> sessions.withTransaction(
+                chain = chain.call(() -> operation(changes -> tx(
                                 s -> applyAllocationEvent(s, changes, events.get(index))))
                         .onFailure().invoke(e -> failed.put(index, e))
                         .onFailure().recoverWithNull());
@@ -854,6 +937,9 @@ public class SchedulerEngine {
 
     /** A consistent copy of the cluster model, taken between operations. */
     public Uni<ClusterSnapshot> cluster() {
+        if (!leader.leads()) {
+            return Uni.createFrom().failure(leader.notLeader()); // a standby does not know what is held
+        }
         return serial.run(() -> {
             applyLiveness();
             return Uni.createFrom().item(ClusterSnapshot.of(fleet, System.currentTimeMillis(),
@@ -865,7 +951,7 @@ public class SchedulerEngine {
 
     private Uni<Void> allocationEnded(Changes changes, String allocationId, String endState, Integer exitCode,
             String detail) {
-        return sessions.withTransaction(s -> allocationEnded(s, changes, allocationId, endState, exitCode, detail));
+        return tx(s -> allocationEnded(s, changes, allocationId, endState, exitCode, detail));
     }
 
     private Uni<Void> allocationEnded(Mutiny.Session s, Changes changes, String allocationId, String endState,
@@ -990,7 +1076,7 @@ public class SchedulerEngine {
         if (plan.asks().isEmpty() && plan.running().isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return sessions.withTransaction(s -> {
+        return tx(s -> {
             Uni<Void> chain = Uni.createFrom().voidItem();
             for (AllocationReconciler.Ask ask : plan.asks()) {
                 NodeCommandType type = ask.unknown() ? NodeCommandType.STOP : NodeCommandType.STATUS;
@@ -1030,7 +1116,7 @@ public class SchedulerEngine {
         if (overdue.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return sessions.withTransaction(s -> {
+        return tx(s -> {
             Uni<Void> chain = Uni.createFrom().voidItem();
             for (String jobId : overdue) {
                 Stop stop = stopping.get(jobId);
@@ -1057,7 +1143,7 @@ public class SchedulerEngine {
         result.placed().forEach(p -> ids.add(p.job().jobId()));
         ids.addAll(result.unresolvable().keySet());
         result.preemptions().forEach(p -> p.victims().forEach(v -> ids.add(v.jobId())));
-        Uni<Void> persisted = sessions.withTransaction(s -> {
+        Uni<Void> persisted = tx(s -> {
             Uni<Map<String, JobEntity>> load = ids.isEmpty() ? Uni.createFrom().item(Map.of())
                     : s.createSelectionQuery("from JobEntity where id in :ids", JobEntity.class)
                             .setParameter("ids", List.copyOf(ids)).getResultList()
@@ -1114,7 +1200,7 @@ public class SchedulerEngine {
                     changes.events.forEach(watchers::publish);
                 })
                 .onFailure().recoverWithUni(f -> {
-                    if (DatabaseFailures.isTransient(f) || result.placed().size() + result.unresolvable().size() == 0) {
+                    if (notNow(f) || result.placed().size() + result.unresolvable().size() == 0) {
                         for (PassResult.Placed p : result.placed()) {
                             p.decision().assignments().forEach(a -> fleet.unreserve(a.allocationId()));
                             queue.enqueue(p.job());
@@ -1169,7 +1255,7 @@ public class SchedulerEngine {
      */
     private Uni<Void> alone(String jobId, JobStep step, java.util.function.Supplier<QueuedJob> undo) {
         Changes c = new Changes();
-        return sessions.withTransaction(s -> s.find(JobEntity.class, jobId)
+        return tx(s -> s.find(JobEntity.class, jobId)
                         .flatMap(job -> job == null ? Uni.createFrom().voidItem() : step.apply(s, c, job)))
                 .invoke(() -> {
                     c.applyTo(this);
@@ -1177,7 +1263,7 @@ public class SchedulerEngine {
                 })
                 .onFailure().recoverWithUni(f -> {
                     QueuedJob back = undo.get();
-                    if (DatabaseFailures.isTransient(f)) {
+                    if (notNow(f)) {
                         if (back != null) {
                             queue.enqueue(back);
                         }
@@ -1196,7 +1282,7 @@ public class SchedulerEngine {
         String why = DatabaseFailures.printable(reason);
         LOG.errorf("%s FAILED: %s", jobId, why);
         Changes c = new Changes();
-        return sessions.withTransaction(s -> s.find(JobEntity.class, jobId).flatMap(job -> {
+        return tx(s -> s.find(JobEntity.class, jobId).flatMap(job -> {
                     if (job == null || job.state.isFinal()) {
                         return Uni.createFrom().voidItem();
                     }
@@ -1410,7 +1496,7 @@ public class SchedulerEngine {
      * thus costs one pass, not one each.
      */
     private Uni<Void> scheduleSoon() {
-        if (!passQueued.compareAndSet(false, true)) {
+        if (!leader.leads() || !passQueued.compareAndSet(false, true)) {
             return Uni.createFrom().voidItem();
         }
         return serial.run(() -> {
@@ -1431,7 +1517,9 @@ public class SchedulerEngine {
     }
 
     private void publishOutbox() {
-        outbox.kick();
+        if (leader.leads()) {
+            outbox.kick();
+        }
     }
 
     /**

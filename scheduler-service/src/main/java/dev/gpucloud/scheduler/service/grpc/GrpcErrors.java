@@ -3,6 +3,8 @@ package dev.gpucloud.scheduler.service.grpc;
 import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.scheduler.service.engine.AdmissionException;
 import dev.gpucloud.scheduler.service.engine.JobNotFoundException;
+import dev.gpucloud.scheduler.service.leader.NotLeaderException;
+import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import org.jboss.logging.Logger;
@@ -11,6 +13,8 @@ import org.jboss.logging.Logger;
 final class GrpcErrors {
 
     private static final Logger LOG = Logger.getLogger(GrpcErrors.class);
+    /** The trailer a standby names the leader's gRPC address (host:port) in, for the client to retry there. */
+    static final Metadata.Key<String> LEADER = Metadata.Key.of("gpucloud-leader", Metadata.ASCII_STRING_MARSHALLER);
 
     private GrpcErrors() {
     }
@@ -30,6 +34,13 @@ final class GrpcErrors {
                 case CONFLICT -> Status.ALREADY_EXISTS;
             };
             return status.withDescription(failure.getMessage()).asRuntimeException();
+        }
+        if (failure instanceof NotLeaderException nl) {
+            Metadata trailers = new Metadata();
+            if (nl.leaderAddress() != null) {
+                trailers.put(LEADER, nl.leaderAddress());
+            }
+            return Status.UNAVAILABLE.withDescription(failure.getMessage()).asRuntimeException(trailers);
         }
         if (failure instanceof JobNotFoundException) {
             return Status.NOT_FOUND.withDescription(failure.getMessage()).asRuntimeException();

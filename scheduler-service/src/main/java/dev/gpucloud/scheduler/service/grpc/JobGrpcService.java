@@ -19,6 +19,7 @@ import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.engine.JobView;
 import dev.gpucloud.scheduler.service.engine.JobWatchers;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
+import dev.gpucloud.scheduler.service.leader.LeaderState;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.smallrye.mutiny.Uni;
@@ -34,9 +35,11 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
     private final JobWatchers watchers;
     private final SchedulerConfig config;
     private final PageTokens pageTokens;
+    private final LeaderState leader;
 
-    public JobGrpcService(SchedulerEngine engine, JobWatchers watchers, SchedulerConfig config) {
+    public JobGrpcService(SchedulerEngine engine, JobWatchers watchers, SchedulerConfig config, LeaderState leader) {
         this.engine = engine;
+        this.leader = leader;
         this.watchers = watchers;
         this.config = config;
         this.pageTokens = new PageTokens(config.pageTokenSecret());
@@ -105,6 +108,10 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
             response.onError(GrpcErrors.toStatus(e));
             return;
         }
+        if (!leader.leads()) { // only the leader sees changes as they commit
+            response.onError(GrpcErrors.toStatus(leader.notLeader()));
+            return;
+        }
         AtomicBoolean done = new AtomicBoolean();
         Object lock = new Object();
         Runnable[] unwatch = new Runnable[1];
@@ -118,6 +125,13 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
                 if (event.state().isFinal() && done.compareAndSet(false, true)) {
                     unwatch[0].run();
                     stream.onCompleted();
+                }
+            }
+        }, () -> {
+            synchronized (lock) {
+                if (done.compareAndSet(false, true)) {
+                    unwatch[0].run();
+                    stream.onError(GrpcErrors.toStatus(leader.notLeader()));
                 }
             }
         });

@@ -3,6 +3,7 @@ package dev.gpucloud.scheduler.service.grpc;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.engine.JobWatchers;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
+import dev.gpucloud.scheduler.service.leader.LeaderState;
 import io.grpc.BindableService;
 import io.grpc.ServerServiceDefinition;
 import io.quarkus.grpc.GrpcService;
@@ -23,8 +24,8 @@ final class StrictServices {
     static class Jobs implements BindableService {
         private final JobGrpcService service;
 
-        Jobs(SchedulerEngine engine, JobWatchers watchers, SchedulerConfig config) {
-            this.service = new JobGrpcService(engine, watchers, config);
+        Jobs(SchedulerEngine engine, JobWatchers watchers, SchedulerConfig config, LeaderState leader) {
+            this.service = new JobGrpcService(engine, watchers, config, leader);
         }
 
         @Override

@@ -12,6 +12,7 @@ import dev.gpucloud.contracts.events.NodeEvent;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
+import dev.gpucloud.scheduler.service.leader.NotLeaderException;
 import io.smallrye.mutiny.Uni;
 import java.time.Instant;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -22,16 +23,17 @@ import java.util.Map;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.Logger;
 
 /**
- * The scheduler's Kafka inputs. A record that cannot be decoded fails its Uni; SmallRye then writes
- * it to the topic's dead-letter topic with the reason in the dead-letter-reason header, and goes on
- * (allocation events, consumed in batches, are dead-lettered here the same way).
+ * The scheduler's Kafka inputs. Inventory and telemetry come through SmallRye channels on every
+ * instance (a standby keeps its fleet warm); a record of inventory that cannot be decoded fails its Uni
+ * and SmallRye dead-letters it. Allocation events, job requests and node events change state, so only
+ * the leader reads them ({@link LeaderInputs}); a record of those that cannot be applied is written to
+ * its topic's dead-letter topic here, with the reason in the dead-letter-reason header.
  */
 @ApplicationScoped
 public class FleetConsumers {
@@ -92,10 +94,9 @@ public class FleetConsumers {
      * reason, before the batch is applied; an event the engine refuses alone is dead-lettered after it.
      * The poll's offsets are committed only once both are done.
      */
-    @Incoming("allocations-in")
-    public Uni<Void> allocations(ConsumerRecords<String, byte[]> records) {
-        List<AllocationEvent> events = new ArrayList<>(records.count());
-        List<ConsumerRecord<String, byte[]>> sources = new ArrayList<>(records.count());
+    public Uni<Void> allocations(List<ConsumerRecord<String, byte[]>> records) {
+        List<AllocationEvent> events = new ArrayList<>(records.size());
+        List<ConsumerRecord<String, byte[]>> sources = new ArrayList<>(records.size());
         List<ProducerRecord<String, byte[]>> dead = new ArrayList<>();
         for (ConsumerRecord<String, byte[]> record : records) {
             try {
@@ -113,6 +114,9 @@ public class FleetConsumers {
         Uni<Map<Integer, Throwable>> applied = Uni.createFrom().deferred(() -> engine.allocationEvents(events))
                 .flatMap(failed -> {
                     for (Throwable failure : failed.values()) {
+                        if (failure instanceof NotLeaderException) {
+                            return Uni.createFrom().failure(failure); // deposed: the next leader applies them
+                        }
                         if (isTransient(failure)) {
                             return Uni.createFrom().failure(failure); // the database, not the event: retry them all
                         }
@@ -136,6 +140,35 @@ public class FleetConsumers {
         return DatabaseFailures.isTransient(e);
     }
 
+    /**
+     * Applies one record with {@code apply}: a database failure is retried (until it works or this instance
+     * is deposed, which fails it with {@link NotLeaderException}); any other failure dead-letters the record
+     * to {@code dlqTopic} with the reason.
+     */
+    private Uni<Void> oneOrDeadLetter(ConsumerRecord<String, byte[]> record, String dlqTopic,
+            java.util.function.Function<ConsumerRecord<String, byte[]>, Uni<Void>> apply) {
+        return Uni.createFrom().deferred(() -> apply.apply(record))
+                .onFailure(FleetConsumers::isTransient).invoke(f -> LOG.warnf("could not apply %s-%d@%d (%s); retrying",
+                        record.topic(), record.partition(), record.offset(), f.toString()))
+                .onFailure(FleetConsumers::isTransient).retry().withBackOff(Duration.ofMillis(200), Duration.ofSeconds(10))
+                .indefinitely()
+                .onFailure(f -> !(f instanceof NotLeaderException)).recoverWithUni(f -> {
+                    String reason = f.getMessage() == null ? f.toString() : f.getMessage();
+                    LOG.warnf("dead-lettering %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), reason);
+                    return sendAll(List.of(EventRecords.deadLetter(record, dlqTopic, reason)));
+                });
+    }
+
+    /** A job request, applied or dead-lettered to job.requests.dlq. */
+    public Uni<Void> requestOrDeadLetter(ConsumerRecord<String, byte[]> record) {
+        return oneOrDeadLetter(record, Topics.JOB_REQUESTS.deadLetterTopic(), this::requests);
+    }
+
+    /** A node event, applied or dead-lettered to node.events.dlq. */
+    public Uni<Void> nodeEventOrDeadLetter(ConsumerRecord<String, byte[]> record) {
+        return oneOrDeadLetter(record, Topics.NODE_EVENTS.deadLetterTopic(), this::nodeEvents);
+    }
+
     private static ProducerRecord<String, byte[]> deadLetter(ConsumerRecord<String, byte[]> record, String reason) {
         LOG.warnf("dead-lettering %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), reason);
         return EventRecords.deadLetter(record, Topics.ALLOCATION_EVENTS.deadLetterTopic(), reason);
@@ -152,8 +185,7 @@ public class FleetConsumers {
     }
 
     /** Job submissions from producers other than gRPC; deduplicated on (tenant, clientRequestId). */
-    @Incoming("requests-in")
-    public Uni<Void> requests(ConsumerRecord<String, byte[]> record) {
+    Uni<Void> requests(ConsumerRecord<String, byte[]> record) {
         return decode(() -> EventRecords.decode(Topics.JOB_REQUESTS, record)).flatMap(e -> {
             JobRequest request = e.payload();
             if (request == null) {
@@ -164,11 +196,11 @@ public class FleetConsumers {
                     .invoke(s -> LOG.infof("job.requests %s/%s -> %s%s", request.tenant(), request.clientRequestId(),
                             s.job().jobId(), s.duplicate() ? " (repeat)" : ""))
                     .replaceWithVoid();
-        }).onFailure().transform(e -> DeadLetterReasons.forDeadLetter(Topics.JOB_REQUESTS.name(), e));
+        }).onFailure(f -> !isTransient(f) && !(f instanceof NotLeaderException))
+                .transform(e -> DeadLetterReasons.forDeadLetter(Topics.JOB_REQUESTS.name(), e));
     }
 
-    @Incoming("node-events-in")
-    public Uni<Void> nodeEvents(ConsumerRecord<String, byte[]> record) {
+    Uni<Void> nodeEvents(ConsumerRecord<String, byte[]> record) {
         return decode(() -> EventRecords.decode(Topics.NODE_EVENTS, record)).flatMap(e -> {
             NodeEvent event = e.payload();
             if (event == null) {

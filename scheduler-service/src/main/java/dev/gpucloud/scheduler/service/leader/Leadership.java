@@ -1,0 +1,200 @@
+package dev.gpucloud.scheduler.service.leader;
+
+import dev.gpucloud.scheduler.service.config.SchedulerConfig;
+import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
+import dev.gpucloud.scheduler.service.messaging.LeaderInputs;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Vertx;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jboss.logging.Logger;
+
+/**
+ * Active/standby election through PostgreSQL: a lease on the one row of {@code scheduler_leader}. Every
+ * tick the leader renews its lease; every other instance tries to take it, which succeeds once the lease
+ * has expired (or was released by a leader that shut down) and raises the epoch. Lease times are the
+ * database's, so the instances' clocks play no part. The epoch fences the old leader: the database
+ * refuses its writes ({@code gpucloud_fence}) and agents refuse its commands.
+ *
+ * <p>Why a lease row and not an advisory lock: a session's advisory lock outlives a paused process (its
+ * connection stays open), so a leader stopped with SIGSTOP would keep it; a lease expires by itself.
+ * Why not a Kafka group: the database is where the fencing has to hold.
+ *
+ * <p>Taking over rebuilds the engine's jobs and allocations from the database (the fleet, from inventory
+ * and telemetry, is kept warm all along) and then starts the leader's inputs; losing the lease stops the
+ * inputs and empties that state again.
+ */
+@ApplicationScoped
+public class Leadership {
+
+    private static final Logger LOG = Logger.getLogger(Leadership.class);
+
+    private final Pool pool;
+    private final LeaderState state;
+    private final SchedulerEngine engine;
+    private final LeaderInputs inputs;
+    private final SchedulerConfig config;
+    private final AtomicBoolean busy = new AtomicBoolean();
+    private final Counter takeovers;
+    private final Counter depositions;
+    private volatile boolean stopping;
+
+    public Leadership(Pool pool, LeaderState state, SchedulerEngine engine, LeaderInputs inputs, SchedulerConfig config,
+            MeterRegistry registry) {
+        this.pool = pool;
+        this.state = state;
+        this.engine = engine;
+        this.inputs = inputs;
+        this.config = config;
+        this.takeovers = Counter.builder("gpucloud.scheduler.leader.takeovers")
+                .description("Times this instance became the leader").register(registry);
+        this.depositions = Counter.builder("gpucloud.scheduler.leader.depositions")
+                .description("Times this instance lost the lead while running").register(registry);
+        Gauge.builder("gpucloud.scheduler.leader", state, s -> s.leads() ? 1 : 0)
+                .description("1 while this instance is the active scheduler").register(registry);
+        Gauge.builder("gpucloud.scheduler.leader.epoch", state, s -> s.leader() == null ? 0 : s.leader().epoch())
+                .description("The leader's epoch as this instance last read it").register(registry);
+    }
+
+    void onStart(@Observes @Priority(2000) StartupEvent event, Vertx vertx) {
+        state.onFenced(reason -> stepDown("a write was refused: " + reason));
+        tick();
+        vertx.setPeriodic(config.leaderTick().toMillis(), id -> tick());
+    }
+
+    /** A leader that shuts down gives its lease back, so a standby takes over within a tick. */
+    void onStop(@Observes ShutdownEvent event) {
+        stopping = true;
+        long epoch = state.epoch();
+        if (epoch == 0) {
+            return;
+        }
+        inputs.stop();
+        try {
+            pool.preparedQuery("update scheduler_leader set lease_until = '-infinity' where id = 1 and holder = $1"
+                            + " and epoch = $2")
+                    .execute(Tuple.of(state.instance(), epoch))
+                    .await().atMost(Duration.ofSeconds(3));
+            LOG.infof("%s gave up the lead (epoch %d) on shutdown", state.instance(), epoch);
+        } catch (RuntimeException e) {
+            LOG.warnf("could not give the lease back on shutdown (a standby takes over when it expires): %s",
+                    e.getMessage());
+        }
+        state.deposed();
+    }
+
+    private void tick() {
+        if (stopping || !busy.compareAndSet(false, true)) {
+            return;
+        }
+        Uni<Void> step = state.leads() ? renew() : tryToLead();
+        step.subscribe().with(v -> busy.set(false), f -> {
+            busy.set(false);
+            LOG.debugf("leader lease: %s", f.toString());
+        });
+    }
+
+    private Uni<Void> renew() {
+        long epoch = state.epoch();
+        return pool.withTransaction(c -> c.query("set local lock_timeout = " + lockTimeoutMillis()).execute()
+                        .chain(() -> c.preparedQuery("update scheduler_leader set lease_until = now() + $1 * interval"
+                                        + " '1 millisecond' where id = 1 and holder = $2 and epoch = $3"
+                                        + " returning lease_until")
+                                .execute(Tuple.of(config.leaderLease().toMillis(), state.instance(), epoch))))
+                .invoke(rows -> {
+                    if (state.epoch() != epoch) {
+                        return; // deposed while the renewal was on its way
+                    }
+                    if (rows.rowCount() == 0) {
+                        stepDown("another instance holds the lease now");
+                    } else {
+                        state.elected(epoch, instant(rows.iterator().next(), "lease_until"));
+                    }
+                })
+                .replaceWithVoid();
+    }
+
+    private Uni<Void> tryToLead() {
+        return pool.withTransaction(c -> c.query("set local lock_timeout = " + lockTimeoutMillis()).execute()
+                        .chain(() -> c.preparedQuery("update scheduler_leader set epoch = epoch + 1, holder = $1,"
+                                        + " address = $2, lease_until = now() + $3 * interval '1 millisecond',"
+                                        + " acquired_at = now() where id = 1 and (lease_until < now() or holder = $1)"
+                                        + " returning epoch, lease_until")
+                                .execute(Tuple.of(state.instance(), state.address(), config.leaderLease().toMillis())))
+                        .chain(won -> won.rowCount() > 0 ? Uni.createFrom().item(won)
+                                : c.query("select holder, address, epoch, lease_until from scheduler_leader where id = 1")
+                                        .execute().invoke(this::observe).replaceWith((RowSet<Row>) null)))
+                .chain(won -> won == null ? Uni.createFrom().voidItem() : takeOver(won.iterator().next()));
+    }
+
+    private void observe(RowSet<Row> rows) {
+        if (rows.rowCount() == 0) {
+            return;
+        }
+        Row r = rows.iterator().next();
+        LeaderState.Leader before = state.leader();
+        LeaderState.Leader now = r.getString("holder") == null ? null : new LeaderState.Leader(r.getString("holder"),
+                r.getString("address"), r.getLong("epoch"), instant(r, "lease_until"));
+        state.observed(now);
+        if (now != null && (before == null || before.epoch() != now.epoch())) {
+            LOG.infof("%s is a standby; the leader is %s at %s (epoch %d)", state.instance(), now.instance(),
+                    now.address(), now.epoch());
+        }
+    }
+
+    private Uni<Void> takeOver(Row won) {
+        long epoch = won.getLong("epoch");
+        long started = System.currentTimeMillis();
+        state.elected(epoch, instant(won, "lease_until"));
+        takeovers.increment();
+        LOG.infof("%s leads now (epoch %d); rebuilding its state from the database", state.instance(), epoch);
+        return engine.takeOver()
+                .invoke(restored -> {
+                    if (state.epoch() != epoch) {
+                        return;
+                    }
+                    inputs.start();
+                    LOG.infof("%s took over in %d ms: %s", state.instance(), System.currentTimeMillis() - started,
+                            restored);
+                })
+                .onFailure().invoke(f -> {
+                    LOG.error("could not take over; giving the lead up", f);
+                    stepDown("the takeover failed: " + f.getMessage());
+                })
+                .replaceWithVoid();
+    }
+
+    private void stepDown(String why) {
+        if (state.leads()) {
+            state.deposed();
+        }
+        depositions.increment();
+        LOG.warnf("%s no longer leads: %s; it stops placing, commanding and writing, and stands by", state.instance(),
+                why);
+        inputs.stop();
+        engine.stepDown().subscribe().with(v -> { }, f -> LOG.warn("could not empty the deposed state", f));
+    }
+
+    private long lockTimeoutMillis() {
+        return Math.max(100, config.leaderLease().toMillis() / 2);
+    }
+
+    private static Instant instant(Row row, String column) {
+        OffsetDateTime t = row.getOffsetDateTime(column);
+        return t == null ? null : t.toInstant();
+    }
+}
