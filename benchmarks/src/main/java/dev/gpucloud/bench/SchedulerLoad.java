@@ -1,5 +1,6 @@
 package dev.gpucloud.bench;
 
+import dev.gpucloud.client.LeaderFailover;
 import dev.gpucloud.contracts.events.EventCodec;
 import dev.gpucloud.contracts.events.JobEvent;
 import dev.gpucloud.contracts.events.JobState;
@@ -21,12 +22,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -42,16 +48,22 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * in-flight limit allows, and follows {@code job.events} with its own Kafka consumer to see when
  * each job's SCHEDULED event (its persisted placement, published through the outbox) arrives.
  *
- * <p>Prints accepted submissions/s, SCHEDULED events/s over the measurement window, and the
- * latency from SubmitJob sent to SCHEDULED received (p50, p90, p99, max). Run it through
+ * <p>{@code --target} may list several scheduler instances ("host:port,host:port"). A submission
+ * turned away with UNAVAILABLE (a standby, an instance that is down) is sent again as the CLI would
+ * send it ({@link LeaderFailover}'s rules: the leader its trailer names, else the next address, with
+ * back-off, for at most {@code --failover-timeout} seconds), with the same client_request_id, so a
+ * retry never submits twice; its latency still counts from the first send.
+ *
+ * <p>Prints accepted submissions/s, SCHEDULED events/s over the measurement window, the retries,
+ * and the latency from SubmitJob sent to SCHEDULED received (p50, p90, p99, max). Run it through
  * {@code benchmarks/scheduler-load.sh}, which starts a private scheduler and a simulated fleet;
  * {@code --help} lists the options.
  */
 public final class SchedulerLoad {
 
-    record Options(String target, String bootstrap, String tenant, String nodePrefix, int waitHosts,
+    record Options(List<String> targets, String bootstrap, String tenant, String nodePrefix, int waitHosts,
             double rate, int seconds, int warmup, int drain, int channels, int inflight, int gpus,
-            int runSeconds, String label) {
+            int runSeconds, String label, double failoverTimeout) {
 
         static Options parse(String[] args) {
             Map<String, String> m = new HashMap<>();
@@ -65,8 +77,14 @@ public final class SchedulerLoad {
                 }
                 m.put(a.substring(2), args[++i]);
             }
+            List<String> targets = List.of();
+            try {
+                targets = LeaderFailover.parseAddresses(m.getOrDefault("target", "localhost:18181"));
+            } catch (IllegalArgumentException e) {
+                usage("--target: " + e.getMessage());
+            }
             Options o = new Options(
-                    m.getOrDefault("target", "localhost:18181"),
+                    targets,
                     m.getOrDefault("bootstrap", "localhost:9092"),
                     m.getOrDefault("tenant", "bench-" + Long.toHexString(System.nanoTime() & 0xffffff)),
                     m.getOrDefault("node-prefix", ""),
@@ -79,21 +97,29 @@ public final class SchedulerLoad {
                     integer(m, "inflight", 256),
                     integer(m, "gpus", 1),
                     integer(m, "run-seconds", 1),
-                    m.getOrDefault("label", "run"));
+                    m.getOrDefault("label", "run"),
+                    number(m, "failover-timeout", LeaderFailover.DEFAULT_TIMEOUT.toSeconds()));
             m.keySet().removeAll(List.of("target", "bootstrap", "tenant", "node-prefix", "wait-hosts", "rate",
-                    "seconds", "warmup", "drain", "channels", "inflight", "gpus", "run-seconds", "label"));
+                    "seconds", "warmup", "drain", "channels", "inflight", "gpus", "run-seconds", "label",
+                    "failover-timeout"));
             if (!m.isEmpty()) {
                 usage("unknown option(s) " + m.keySet());
             }
-            if (o.rate < 0 || o.seconds < 1 || o.warmup < 0 || o.channels < 1 || o.inflight < 1 || o.gpus < 1) {
-                usage("rate >= 0, seconds >= 1, warmup >= 0, channels >= 1, inflight >= 1, gpus >= 1");
+            if (o.rate < 0 || o.seconds < 1 || o.warmup < 0 || o.channels < 1 || o.inflight < 1 || o.gpus < 1
+                    || !(o.failoverTimeout >= 0)) {
+                usage("rate >= 0, seconds >= 1, warmup >= 0, channels >= 1, inflight >= 1, gpus >= 1,"
+                        + " failover-timeout >= 0");
             }
             return o;
         }
 
         private static double number(Map<String, String> m, String key) {
+            return number(m, key, 0);
+        }
+
+        private static double number(Map<String, String> m, String key, double dflt) {
             try {
-                return Double.parseDouble(m.getOrDefault(key, "0"));
+                return Double.parseDouble(m.getOrDefault(key, String.valueOf(dflt)));
             } catch (NumberFormatException e) {
                 usage("--" + key + " must be a number, was '" + m.get(key) + "'");
                 return 0;
@@ -114,10 +140,11 @@ public final class SchedulerLoad {
                 System.err.println("error: " + error);
             }
             System.err.println("""
-                    usage: SchedulerLoad [--target host:port] [--bootstrap host:port] [--tenant T]
+                    usage: SchedulerLoad [--target host:port[,host:port...]] [--bootstrap host:port] [--tenant T]
                              [--rate JOBS_PER_S (0: as fast as --inflight allows)] [--seconds N] [--warmup N]
                              [--drain N] [--channels N] [--inflight N] [--gpus N] [--run-seconds N]
-                             [--node-prefix P --wait-hosts N] [--label L]""");
+                             [--node-prefix P --wait-hosts N] [--label L]
+                             [--failover-timeout SECONDS (30: how long one submission may retry on UNAVAILABLE)]""");
             System.exit(error == null ? 0 : 2);
         }
     }
@@ -140,12 +167,24 @@ public final class SchedulerLoad {
     private final ConcurrentLinkedQueue<Sub> all = new ConcurrentLinkedQueue<>();
     private final AtomicLong rejected = new AtomicLong();
     private final Map<String, AtomicLong> rejections = new ConcurrentHashMap<>();
+    /** --channels channels to each scheduler instance, opened when a submission first goes there. */
+    private final Map<String, List<ManagedChannel>> channelsByAddress = new ConcurrentHashMap<>();
+    /** Where new submissions go: the first --target, then wherever the last move pointed. */
+    private final AtomicReference<String> leader;
+    private final AtomicLong retries = new AtomicLong();
+    private final AtomicLong retriedSubmissions = new AtomicLong();
+    private final ScheduledExecutorService retryTimer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "submit-retry");
+        t.setDaemon(true);
+        return t;
+    });
     private volatile boolean consuming = true;
     /** When submitting began (System.nanoTime); the measurement window opens --warmup seconds later. */
     private long start;
 
     SchedulerLoad(Options o) {
         this.o = o;
+        this.leader = new AtomicReference<>(o.targets.get(0));
     }
 
     public static void main(String[] args) throws Exception {
@@ -154,33 +193,45 @@ public final class SchedulerLoad {
     }
 
     void run() throws Exception {
-        List<ManagedChannel> channels = new ArrayList<>();
-        for (int i = 0; i < o.channels; i++) {
-            channels.add(ManagedChannelBuilder.forTarget(o.target).usePlaintext().build());
-        }
         try {
             if (o.waitHosts > 0) {
-                waitForHosts(channels.get(0));
+                waitForHosts();
             }
             KafkaConsumer<String, byte[]> consumer = consumerAtEnd();
             Thread follower = new Thread(() -> follow(consumer), "job-events");
             follower.setDaemon(true);
             follower.start();
-            submitAll(channels);
+            submitAll();
             follower.join();
             report();
         } finally {
-            for (ManagedChannel c : channels) {
-                c.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            retryTimer.shutdownNow();
+            for (List<ManagedChannel> channels : channelsByAddress.values()) {
+                for (ManagedChannel c : channels) {
+                    c.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+                }
             }
         }
     }
 
-    private void waitForHosts(ManagedChannel channel) throws InterruptedException {
-        var cluster = ClusterServiceGrpc.newBlockingStub(channel);
+    private List<ManagedChannel> channelsTo(String address) {
+        return channelsByAddress.computeIfAbsent(address, a -> {
+            List<ManagedChannel> channels = new ArrayList<>();
+            for (int i = 0; i < o.channels; i++) {
+                channels.add(ManagedChannelBuilder.forTarget(a).usePlaintext().build());
+            }
+            return List.copyOf(channels);
+        });
+    }
+
+    /** Waits until the scheduler knows --wait-hosts hosts; any instance can say, a standby too. */
+    private void waitForHosts() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
         int seen = 0;
+        int asked = 0;
         while (System.nanoTime() < deadline) {
+            String address = o.targets.get(asked++ % o.targets.size());
+            var cluster = ClusterServiceGrpc.newBlockingStub(channelsTo(address).get(0));
             try {
                 List<Node> nodes = cluster.withDeadlineAfter(20, TimeUnit.SECONDS)
                         .listNodes(ListNodesRequest.getDefaultInstance()).getNodesList();
@@ -252,8 +303,7 @@ public final class SchedulerLoad {
         }
     }
 
-    private void submitAll(List<ManagedChannel> channels) throws InterruptedException {
-        List<JobServiceGrpc.JobServiceStub> stubs = channels.stream().map(JobServiceGrpc::newStub).toList();
+    private void submitAll() throws InterruptedException {
         JobSpec spec = JobSpec.newBuilder().setName("load").setWorkers(1).setGpusPerWorker(o.gpus)
                 .addCommand("sleep").addCommand(String.valueOf(o.runSeconds)).build();
         Semaphore window = new Semaphore(o.inflight);
@@ -263,9 +313,9 @@ public final class SchedulerLoad {
         long next = start;
         long n = 0;
         System.out.printf(Locale.ROOT, "%s: tenant %s, %s for %d s (+%d s warm-up), %d channel(s), %d in flight at most,"
-                        + " %d-GPU jobs of 'sleep %d'%n", o.label, o.tenant,
+                        + " %d-GPU jobs of 'sleep %d', scheduler %s%n", o.label, o.tenant,
                 o.rate > 0 ? String.format(Locale.ROOT, "offering %.0f jobs/s", o.rate) : "as fast as possible",
-                o.seconds, o.warmup, o.channels, o.inflight, o.gpus, o.runSeconds);
+                o.seconds, o.warmup, o.channels, o.inflight, o.gpus, o.runSeconds, String.join(",", o.targets));
         while (true) {
             long now = System.nanoTime();
             if (now >= end) {
@@ -281,34 +331,10 @@ public final class SchedulerLoad {
             window.acquire();
             Sub sub = new Sub(System.nanoTime());
             all.add(sub);
-            String requestId = o.tenant + "-" + n;
-            var stub = stubs.get((int) (n++ % stubs.size())).withDeadlineAfter(60, TimeUnit.SECONDS);
-            stub.submitJob(SubmitJobRequest.newBuilder().setTenant(o.tenant).setClientRequestId(requestId)
-                    .setSpec(spec).build(), new StreamObserver<>() {
-                @Override
-                public void onNext(SubmitJobResponse response) {
-                    sub.acceptedNanos = System.nanoTime();
-                    String id = response.getJob().getJobId();
-                    byJob.put(id, sub);
-                    Long at = early.remove(id);
-                    if (at != null) {
-                        sub.scheduledNanos = at;
-                    }
-                }
-
-                @Override
-                public void onError(Throwable t) {
-                    rejected.incrementAndGet();
-                    rejections.computeIfAbsent(Status.fromThrowable(t).getCode().name(), k -> new AtomicLong())
-                            .incrementAndGet();
-                    window.release();
-                }
-
-                @Override
-                public void onCompleted() {
-                    window.release();
-                }
-            });
+            // one request per job, every try of it the same: a retry returns the first job, never a second
+            SubmitJobRequest request = SubmitJobRequest.newBuilder().setTenant(o.tenant)
+                    .setClientRequestId(o.tenant + "-" + n).setSpec(spec).build();
+            send(request, sub, leader.get(), 0, window, n++);
         }
         // Wait for the last answers, then for SCHEDULED events to stop arriving (or the drain limit).
         window.acquire(o.inflight);
@@ -331,6 +357,72 @@ public final class SchedulerLoad {
         }
         consuming = false;
         this.start = start;
+    }
+
+    private void send(SubmitJobRequest request, Sub sub, String address, int retry, Semaphore window, long n) {
+        List<ManagedChannel> channels = channelsTo(address);
+        var stub = JobServiceGrpc.newStub(channels.get((int) (n % channels.size())))
+                .withDeadlineAfter(60, TimeUnit.SECONDS);
+        stub.submitJob(request, new StreamObserver<>() {
+            @Override
+            public void onNext(SubmitJobResponse response) {
+                sub.acceptedNanos = System.nanoTime();
+                String id = response.getJob().getJobId();
+                byJob.put(id, sub);
+                Long at = early.remove(id);
+                if (at != null) {
+                    sub.scheduledNanos = at;
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                if (retried(t, request, sub, address, retry, window, n)) {
+                    return;
+                }
+                rejected.incrementAndGet();
+                rejections.computeIfAbsent(Status.fromThrowable(t).getCode().name(), k -> new AtomicLong())
+                        .incrementAndGet();
+                window.release();
+            }
+
+            @Override
+            public void onCompleted() {
+                window.release();
+            }
+        });
+    }
+
+    /**
+     * Sends a submission that was turned away with UNAVAILABLE again, by the CLI's rules: to the leader
+     * the trailer names (at once the first time), else to the next --target after back-off; false
+     * when the status is another or --failover-timeout has passed since the first send.
+     */
+    private boolean retried(Throwable t, SubmitJobRequest request, Sub sub, String from, int retry, Semaphore window,
+            long n) {
+        Status status = Status.fromThrowable(t);
+        if (status.getCode() != Status.Code.UNAVAILABLE) {
+            return false;
+        }
+        Optional<String> named = LeaderFailover.leaderIn(t).filter(a -> !a.equals(from));
+        String to = named.orElseGet(() -> LeaderFailover.nextAfter(o.targets, from));
+        long waitNanos = named.isPresent() && retry == 0 ? 0 : LeaderFailover.backoff(retry).toNanos();
+        if (System.nanoTime() + waitNanos - sub.sentNanos > (long) (o.failoverTimeout * 1e9)) {
+            return false;
+        }
+        retries.incrementAndGet();
+        if (retry == 0) {
+            retriedSubmissions.incrementAndGet();
+        }
+        if (leader.compareAndSet(from, to)) { // one line per move of the whole run, not one per submission
+            System.err.println(o.label + ": " + LeaderFailover.notice(from, status, to, named.isPresent()));
+        }
+        try {
+            retryTimer.schedule(() -> send(request, sub, to, retry + 1, window, n), waitNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            return false; // the run is over
+        }
+        return true;
     }
 
     private void report() {
@@ -378,6 +470,9 @@ public final class SchedulerLoad {
         System.out.printf(Locale.ROOT, "%s: totals: %d sent, %d accepted, %d rejected %s, %d SCHEDULED seen,"
                         + " %d accepted but not seen SCHEDULED by the end%n", o.label, all.size(), acceptedTotal,
                 rejected.get(), rejections, scheduledTotal, acceptedTotal - scheduledTotal);
+        System.out.printf(Locale.ROOT, "%s: failover: %d retries on UNAVAILABLE (%d submissions retried, each with its"
+                        + " first client_request_id), submitting to %s at the end%n", o.label, retries.get(),
+                retriedSubmissions.get(), leader.get());
     }
 
     private static double pct(long[] sorted, double p) {

@@ -1,5 +1,7 @@
 package dev.gpucloud.cli;
 
+import dev.gpucloud.client.LeaderFailover;
+import dev.gpucloud.client.SchedulerUnavailableException;
 import dev.gpucloud.contracts.grpc.v1.CancelJobRequest;
 import dev.gpucloud.contracts.grpc.v1.Capacity;
 import dev.gpucloud.contracts.grpc.v1.CapacityPreference;
@@ -22,27 +24,31 @@ import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
 import dev.gpucloud.contracts.grpc.v1.WatchJobRequest;
 import dev.gpucloud.contracts.grpc.v1.WorkerPlacement;
-import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** The gpucloud command line: talks to the scheduler's gRPC API. */
+/**
+ * The gpucloud command line: talks to the scheduler's gRPC API. Every call goes through
+ * {@link LeaderFailover}, so a standby or a stopped instance in the --scheduler list only moves it.
+ */
 @Command(name = "gpucloud", mixinStandardHelpOptions = true, version = "gpucloud 0.1",
         description = "Submit, follow and cancel GPU jobs; look at the fleet.",
         subcommands = {GpucloudCli.Submit.class, GpucloudCli.Jobs.class, GpucloudCli.Get.class,
@@ -51,8 +57,15 @@ import picocli.CommandLine.Parameters;
 public class GpucloudCli {
 
     @Option(names = "--scheduler", defaultValue = "${env:GPUCLOUD_SCHEDULER:-localhost:8081}",
-            description = "Scheduler gRPC address (default: ${DEFAULT-VALUE}; env GPUCLOUD_SCHEDULER).")
+            paramLabel = "HOST:PORT[,...]",
+            description = "Scheduler gRPC address, or several comma-separated (one leader, the rest standbys);"
+                    + " default: ${DEFAULT-VALUE}; env GPUCLOUD_SCHEDULER.")
     String scheduler;
+
+    @Option(names = "--failover-timeout", defaultValue = "30", paramLabel = "SECONDS",
+            description = "How long a call may keep moving between scheduler instances (a standby, one that is"
+                    + " down) before it gives up (default: ${DEFAULT-VALUE} s).")
+    double failoverTimeout;
 
     public static void main(String[] args) {
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
@@ -86,6 +99,16 @@ public class GpucloudCli {
 
     /** One line that says what went wrong and, where the scheduler could not be reached, what to do. */
     static String describe(Exception e, String scheduler) {
+        if (e instanceof SchedulerUnavailableException gaveUp) {
+            Status last = gaveUp.lastStatus();
+            if (gaveUp.noneReachable()) {
+                return "cannot reach the scheduler at " + scheduler + " (" + unreachable(last) + "); start the stack"
+                        + " with ./gpucloud up, or point --scheduler (env GPUCLOUD_SCHEDULER) at a running one";
+            }
+            return String.format(Locale.ROOT, "no scheduler at %s took the call within %.1f s (last, from %s: %s);"
+                    + " ./gpucloud status shows each instance's role, --failover-timeout waits longer", scheduler,
+                    gaveUp.spent().toMillis() / 1000.0, gaveUp.lastAddress(), unreachable(last));
+        }
         if (e instanceof StatusRuntimeException sre) {
             Status status = sre.getStatus();
             if (status.getCode() == Status.Code.UNAVAILABLE) {
@@ -99,23 +122,29 @@ public class GpucloudCli {
 
     /** Why a channel could not connect, in the words of the socket error rather than Netty's. */
     static String unreachable(Status status) {
-        for (Throwable t = status.getCause(); t != null; t = t.getCause()) {
-            if (t instanceof java.net.ConnectException) {
-                return "connection refused";
-            }
-            if (t instanceof java.net.UnknownHostException) {
-                return "unknown host";
-            }
-        }
-        return firstLine(String.valueOf(status.getDescription()));
+        return LeaderFailover.unreachable(status).orElseGet(() -> firstLine(String.valueOf(status.getDescription())));
     }
 
     static String firstLine(String text) {
         return text.lines().findFirst().orElse("").strip();
     }
 
-    ManagedChannel channel() {
-        return ManagedChannelBuilder.forTarget(scheduler).usePlaintext().build();
+    /** The scheduler instances of --scheduler; each move is one line on stderr. */
+    LeaderFailover failover(PrintWriter err) {
+        if (!(failoverTimeout >= 0)) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--failover-timeout must be a number of seconds >= 0, was " + failoverTimeout);
+        }
+        List<String> addresses;
+        try {
+            addresses = LeaderFailover.parseAddresses(scheduler);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--scheduler: " + e.getMessage());
+        }
+        return new LeaderFailover(addresses, Duration.ofMillis((long) (failoverTimeout * 1000)), line -> {
+            err.println(line);
+            err.flush();
+        });
     }
 
     abstract static class Base implements Callable<Integer> {
@@ -130,15 +159,12 @@ public class GpucloudCli {
 
         @Override
         public Integer call() throws Exception {
-            ManagedChannel channel = parent.channel();
-            try {
-                return run(channel);
-            } finally {
-                channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            try (LeaderFailover scheduler = parent.failover(spec.commandLine().getErr())) {
+                return run(scheduler);
             }
         }
 
-        abstract Integer run(ManagedChannel channel) throws Exception;
+        abstract Integer run(LeaderFailover scheduler) throws Exception;
     }
 
     @Command(name = "submit", description = "Submit a job; prints its id. Repeating a --request-id returns the first job.")
@@ -180,7 +206,7 @@ public class GpucloudCli {
         List<String> command;
 
         @Override
-        Integer run(ManagedChannel channel) {
+        Integer run(LeaderFailover scheduler) {
             if (gpus == 0 && mig == null && milliGpu == 0) {
                 gpus = 1;
             }
@@ -203,11 +229,13 @@ public class GpucloudCli {
                 spec.setCheckpoint(CheckpointPolicy.newBuilder().setIntervalSeconds(checkpointEvery)
                         .setLocation(checkpointTo == null ? "" : checkpointTo));
             }
-            SubmitJobResponse response = JobServiceGrpc.newBlockingStub(channel).submitJob(SubmitJobRequest.newBuilder()
+            // one request id for every try: a retry after a lost answer returns the first job, never a second
+            SubmitJobRequest request = SubmitJobRequest.newBuilder()
                     .setTenant(tenant)
                     .setClientRequestId(requestId != null ? requestId : UUID.randomUUID().toString())
                     .setSpec(spec)
-                    .build());
+                    .build();
+            SubmitJobResponse response = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).submitJob(request));
             Job job = response.getJob();
             out().println(job.getJobId() + (response.getDuplicate() ? " (already submitted)" : "") + "  "
                     + job.getState() + "  " + job.getReason());
@@ -226,14 +254,14 @@ public class GpucloudCli {
         int limit;
 
         @Override
-        Integer run(ManagedChannel channel) {
-            var stub = JobServiceGrpc.newBlockingStub(channel);
+        Integer run(LeaderFailover scheduler) {
             String token = "";
             int shown = 0;
             boolean header = false;
             do {
-                ListJobsResponse page = stub.listJobs(ListJobsRequest.newBuilder().setTenant(tenant)
-                        .addAllStates(states).setPageSize(Math.min(limit - shown, 100)).setPageToken(token).build());
+                ListJobsRequest request = ListJobsRequest.newBuilder().setTenant(tenant)
+                        .addAllStates(states).setPageSize(Math.min(limit - shown, 100)).setPageToken(token).build();
+                ListJobsResponse page = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).listJobs(request));
                 if (!header) {
                     out().printf("%-16s %-10s %-12s %-10s %-40s %s%n", "JOB", "TENANT", "NAME", "STATE", "PLACEMENT",
                             "REASON");
@@ -260,31 +288,46 @@ public class GpucloudCli {
         Choice.Output output;
 
         @Override
-        Integer run(ManagedChannel channel) {
-            Job job = JobServiceGrpc.newBlockingStub(channel).getJob(GetJobRequest.newBuilder().setJobId(jobId).build());
+        Integer run(LeaderFailover scheduler) {
+            GetJobRequest request = GetJobRequest.newBuilder().setJobId(jobId).build();
+            Job job = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).getJob(request));
             out().print(output == Choice.Output.JSON ? JobView.json(job) + System.lineSeparator() : JobView.text(job));
             out().flush();
             return 0;
         }
     }
 
-    @Command(name = "watch", description = "Follow a job's lifecycle until it ends.")
+    @Command(name = "watch", description = "Follow a job's lifecycle until it ends; a broken stream is"
+            + " re-opened at another scheduler instance (standbys serve it too).")
     static class Watch extends Base {
         @Parameters(index = "0", description = "Job id.")
         String jobId;
 
         @Override
-        Integer run(ManagedChannel channel) {
-            Iterator<JobEvent> events = JobServiceGrpc.newBlockingStub(channel)
-                    .watchJob(WatchJobRequest.newBuilder().setJobId(jobId).build());
+        Integer run(LeaderFailover scheduler) {
+            WatchJobRequest request = WatchJobRequest.newBuilder().setJobId(jobId).build();
+            LeaderFailover.Attempts attempts = scheduler.attempts();
+            // a re-opened stream starts again from the job's current state: print each event once
+            Set<JobEvent> printed = new HashSet<>();
             JobState last = JobState.JOB_STATE_UNSPECIFIED;
-            while (events.hasNext()) {
-                JobEvent e = events.next();
-                last = e.getState();
-                out().printf("%s  %-10s %s %s%n", Instant.ofEpochSecond(e.getAt().getSeconds(), e.getAt().getNanos()),
-                        e.getState(), e.getReason(), placement(e.getPlacementList()));
+            while (true) {
+                try {
+                    Iterator<JobEvent> events = JobServiceGrpc.newBlockingStub(attempts.channel()).watchJob(request);
+                    while (events.hasNext()) {
+                        JobEvent e = events.next();
+                        attempts.progressed();
+                        last = e.getState();
+                        if (printed.add(e)) {
+                            out().printf("%s  %-10s %s %s%n", Instant.ofEpochSecond(e.getAt().getSeconds(),
+                                    e.getAt().getNanos()), e.getState(), e.getReason(), placement(e.getPlacementList()));
+                            out().flush();
+                        }
+                    }
+                    return last == JobState.SUCCEEDED ? 0 : 1;
+                } catch (StatusRuntimeException e) {
+                    attempts.failed(e);
+                }
             }
-            return last == JobState.SUCCEEDED ? 0 : 1;
         }
     }
 
@@ -296,9 +339,9 @@ public class GpucloudCli {
         String reason;
 
         @Override
-        Integer run(ManagedChannel channel) {
-            Job job = JobServiceGrpc.newBlockingStub(channel)
-                    .cancelJob(CancelJobRequest.newBuilder().setJobId(jobId).setReason(reason).build());
+        Integer run(LeaderFailover scheduler) {
+            CancelJobRequest request = CancelJobRequest.newBuilder().setJobId(jobId).setReason(reason).build();
+            Job job = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).cancelJob(request));
             out().println(job.getJobId() + "  " + job.getState() + "  " + job.getReason());
             return 0;
         }
@@ -307,9 +350,9 @@ public class GpucloudCli {
     @Command(name = "nodes", description = "List the hosts the scheduler knows.")
     static class Nodes extends Base {
         @Override
-        Integer run(ManagedChannel channel) {
-            List<Node> nodes = ClusterServiceGrpc.newBlockingStub(channel).listNodes(ListNodesRequest.getDefaultInstance())
-                    .getNodesList();
+        Integer run(LeaderFailover scheduler) {
+            List<Node> nodes = scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch)
+                    .listNodes(ListNodesRequest.getDefaultInstance())).getNodesList();
             out().printf("%-18s %-14s %-10s %-6s %-5s %s%n", "NODE", "INSTANCE", "CAPACITY", "FABRIC", "FREE", "GPUS");
             for (Node node : nodes) {
                 long free = node.getGpusList().stream().filter(g -> !g.getAllocated()).count();
@@ -325,8 +368,9 @@ public class GpucloudCli {
     @Command(name = "capacity", description = "Total and free GPUs by model and capacity type.")
     static class CapacityCommand extends Base {
         @Override
-        Integer run(ManagedChannel channel) {
-            Capacity capacity = ClusterServiceGrpc.newBlockingStub(channel).getCapacity(GetCapacityRequest.getDefaultInstance());
+        Integer run(LeaderFailover scheduler) {
+            Capacity capacity = scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch)
+                    .getCapacity(GetCapacityRequest.getDefaultInstance()));
             capacity.getModelsList().forEach(m -> out().printf("%-18s %-10s %-12s %d/%d free (%.2f GPUs incl. shares)%n",
                     m.getModel(), m.getCapacityType(), m.getRdmaFabric().isEmpty() ? "no-rdma" : m.getRdmaFabric(),
                     m.getFreeGpus(), m.getTotalGpus(), m.getFreeMilli() / 1000.0));
