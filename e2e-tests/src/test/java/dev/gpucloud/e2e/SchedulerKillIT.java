@@ -82,14 +82,37 @@ import org.junit.jupiter.api.Test;
  */
 class SchedulerKillIT {
 
-    static final int SCHEDULER = 18281;
+    /** Two scheduler instances, an active leader and a standby (the ports of scheduler-0 and scheduler-1). */
+    static final int[] SCHEDULERS = {18281, 18291};
     static final int KAFKA = 18282;
     static final int KAFKA_CONTROLLER = 18283;
     static final int AGENT = 18284;
     static final int HOSTS = 16;
     static final int MAX_JOBS = 160;
-    static final int KILLS = 3;
+    /**
+     * The kinds of fault: kill -9, SIGTERM and SIGSTOP (past its lease, then SIGCONT) of the leader of the
+     * moment; kill -9 of the broker; a restart of PostgreSQL; kill -9 of both instances at once.
+     */
+    enum Fault { KILL_LEADER, SIGTERM_LEADER, SIGSTOP_LEADER, KILL_BROKER, RESTART_DATABASE, KILL_BOTH }
+
+    /**
+     * How many faults: every kind once, in the enum's order, then kinds drawn from the seed
+     * ({@code -Dgpucloud.killtest.faults=20} for the long run).
+     */
+    static final int FAULT_COUNT = Integer.getInteger("gpucloud.killtest.faults", Fault.values().length);
+
+    static List<Fault> faults(int count, Random random) {
+        List<Fault> faults = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            faults.add(i < Fault.values().length ? Fault.values()[i]
+                    : Fault.values()[random.nextInt(Fault.values().length)]);
+        }
+        return faults;
+    }
+    /** The schedulers' leader lease (their default): a paused leader is paused longer than this. */
+    static final long LEASE_MILLIS = 4000;
     static final long SEED = Long.getLong("gpucloud.killtest.seed", System.nanoTime());
+    static final List<Fault> FAULTS = faults(FAULT_COUNT, new Random(SEED ^ 0x5eed));
     static final String RUN_ID = UUID.randomUUID().toString().replace("-", "").substring(0, 6);
     static final String TENANT = "kill-" + RUN_ID;
     static final String NODE_PREFIX = "k" + RUN_ID;
@@ -109,9 +132,13 @@ class SchedulerKillIT {
     static final Path AGENT_APP = RUN_DIR.resolve("apps/node-agent");
 
     static Process agent;
-    static Process scheduler;
+    static final Process[] schedulers = new Process[2];
     static int schedulerStarts;
-    static ManagedChannel channel;
+    static final ManagedChannel[] channels = new ManagedChannel[2];
+    /** The instance clients try first: the leader as last found. */
+    static volatile int preferred;
+    /** Fault to first placement by the leader after it, per fault (ms). */
+    static final Map<Fault, Long> gaps = new java.util.LinkedHashMap<>();
     static boolean kafkaStarted;
     static boolean schemaCreated;
 
@@ -140,18 +167,27 @@ class SchedulerKillIT {
                 "-Dgpucloud.agent.spool.dir=" + RUN_DIR.resolve("agent-spool"),
                 "-Dkafka.bootstrap.servers=localhost:" + KAFKA),
                 AGENT_APP.resolve("quarkus-run.jar"));
-        startScheduler();
+        startScheduler(0);
+        startScheduler(1);
         waitReady("agent", AGENT, agent);
-        channel = ManagedChannelBuilder.forAddress("localhost", SCHEDULER).usePlaintext().build();
+        for (int i = 0; i < 2; i++) {
+            channels[i] = ManagedChannelBuilder.forAddress("localhost", SCHEDULERS[i]).usePlaintext().build();
+        }
+        preferred = leaderIndex(Duration.ofSeconds(30));
         waitForFleet();
     }
 
     @AfterAll
     static void down() throws Exception {
-        if (channel != null) {
-            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        for (ManagedChannel c : channels) {
+            if (c != null) {
+                c.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
         }
-        stop(scheduler);
+        for (Process p : schedulers) {
+            resume(p); // a failed run may leave one paused
+            stop(p);
+        }
         stop(agent);
         if (kafkaStarted) {
             kafka("stop");
@@ -171,25 +207,67 @@ class SchedulerKillIT {
         String longJob = submitLongJob();
         Load load = new Load(random.nextLong());
         load.start();
-        for (int i = 1; i <= KILLS; i++) {
+        List<String> violations = new ArrayList<>();
+        for (Fault fault : FAULTS) {
             long delay = 2000 + random.nextInt(7000);
             Thread.sleep(delay);
-            boolean graceful = i % 2 == 0;
-            log((graceful ? "SIGTERM" : "kill -9") + " #" + i + " of the scheduler (pid " + scheduler.pid() + ") " + delay
-                    + " ms after it was ready; " + load.accepted.size() + " jobs accepted so far");
-            if (graceful) {
-                scheduler.destroy(); // SIGTERM: a graceful stop, as an upgrade does
+            int leader = leaderIndex(Duration.ofSeconds(30));
+            int standby = 1 - leader;
+            log(fault + ": scheduler-" + leader + " (pid " + schedulers[leader].pid() + ") leads; " + delay
+                    + " ms after the last fault, " + load.accepted.size() + " jobs accepted so far");
+            long at = System.nanoTime();
+            Probe probe = new Probe(fault);
+            switch (fault) {
+                case KILL_LEADER, SIGTERM_LEADER -> {
+                    probe.start();
+                    end(leader, fault == Fault.SIGTERM_LEADER);
+                    Thread.sleep(random.nextInt(3) == 0 ? 3000 + random.nextInt(5000) : 0);
+                    startScheduler(leader); // back, as a standby
+                }
+                case SIGSTOP_LEADER -> {
+                    signal(schedulers[leader], "STOP");
+                    probe.start();
+                    Thread.sleep(LEASE_MILLIS + 3000 + random.nextInt(3000)); // past its lease: the standby leads
+                    signal(schedulers[leader], "CONT");
+                    log("scheduler-" + leader + " resumed after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - at)
+                            + " ms paused");
+                    // resumed, it finds it was deposed: it stands by, and places, commands and writes nothing
+                    if (!becomes(leader, "standby", Duration.ofSeconds(10))) {
+                        violations.add("scheduler-" + leader + " still says it leads 10 s after it resumed from a pause"
+                                + " past its lease");
+                    }
+                }
+                case KILL_BROKER -> {
+                    probe.start();
+                    long pid = Long.parseLong(Files.readString(RUN_DIR.resolve("kafka/kafka.pid")).trim());
+                    ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+                    ProcessHandle.of(pid).ifPresent(h -> h.onExit().join());
+                    log("the broker (pid " + pid + ") was killed");
+                    Thread.sleep(2000 + random.nextInt(4000));
+                    kafka("start");
+                }
+                case RESTART_DATABASE -> {
+                    probe.start();
+                    restartDatabase();
+                }
+                case KILL_BOTH -> {
+                    probe.start();
+                    end(leader, false);
+                    end(standby, false);
+                    startScheduler(0);
+                    startScheduler(1);
+                }
+            }
+            for (ManagedChannel c : channels) {
+                c.resetConnectBackoff();
+            }
+            probe.join(TimeUnit.SECONDS.toMillis(90));
+            if (probe.placedAfterMillis < 0) {
+                violations.add(fault + ": no job was placed in 90 s after it");
             } else {
-                scheduler.destroyForcibly(); // SIGKILL on Linux
+                gaps.put(fault, probe.placedAfterMillis);
+                log(fault + ": first placement after it " + probe.placedAfterMillis + " ms later");
             }
-            if (!scheduler.waitFor(30, TimeUnit.SECONDS)) {
-                scheduler.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-            log("the scheduler exited with status " + scheduler.exitValue());
-            long down = random.nextInt(3) == 0 ? 3000 + random.nextInt(5000) : 0;
-            Thread.sleep(down);
-            startScheduler();
-            channel.resetConnectBackoff();
         }
         Thread.sleep(3000 + random.nextInt(3000));
         load.stop();
@@ -197,9 +275,9 @@ class SchedulerKillIT {
         log(load.accepted.size() + " jobs accepted (" + load.duplicates.get() + " answered duplicate=true after a retry), "
                 + load.cancelled.size() + " cancel requests; waiting for them to end");
 
-        boolean settled = settle(load, Duration.ofSeconds(120));
+        boolean settled = settle(load, longJob, Duration.ofSeconds(120 + 25L * FAULT_COUNT));
+        preferred = leaderIndex(Duration.ofSeconds(30));
 
-        List<String> violations = new ArrayList<>();
         Map<String, Row> jobs = jobs();
         List<Alloc> active = activeAllocations();
         checkNoneLost(load, jobs, violations);
@@ -222,8 +300,8 @@ class SchedulerKillIT {
                             + " (" + r.reason + ")"));
         }
         log(violations.isEmpty() ? "all invariants hold" : violations.size() + " violation(s)");
-        assertThat(violations).as("invariants after %d kill -9 (seed %d, logs in %s)", KILLS, SEED, RUN_DIR)
-                .isEmpty();
+        log("fault to first placement: " + gaps + " (ms)");
+        assertThat(violations).as("invariants after %s (seed %d, logs in %s)", FAULTS, SEED, RUN_DIR).isEmpty();
     }
 
     // ---------------------------------------------------------------- the load
@@ -262,7 +340,6 @@ class SchedulerKillIT {
         }
 
         private void submitLoop(Random random) {
-            var jobs = JobServiceGrpc.newBlockingStub(channel);
             List<String> mine = new ArrayList<>();
             while (running) {
                 if (accepted.size() >= MAX_JOBS) { // enough to drain in time; the kills go on regardless
@@ -276,7 +353,7 @@ class SchedulerKillIT {
                 boolean first = true;
                 while (System.nanoTime() < giveUp) {
                     try {
-                        SubmitJobResponse response = jobs.withDeadlineAfter(10, TimeUnit.SECONDS).submitJob(request);
+                        SubmitJobResponse response = jobService().withDeadlineAfter(10, TimeUnit.SECONDS).submitJob(request);
                         accepted.put(requestId, response.getJob().getJobId());
                         requests.put(requestId, request);
                         mine.add(response.getJob().getJobId());
@@ -296,13 +373,16 @@ class SchedulerKillIT {
                             break;
                         }
                         first = false; // outcome unknown: the same request again, later
+                        if (code == Status.Code.UNAVAILABLE) {
+                            preferred = 1 - preferred; // a standby, or down: the other instance may lead
+                        }
                         sleep(300);
                     }
                 }
                 if (!mine.isEmpty() && random.nextInt(10) == 0) {
                     String victim = mine.get(random.nextInt(mine.size()));
                     try {
-                        jobs.withDeadlineAfter(10, TimeUnit.SECONDS).cancelJob(
+                        jobService().withDeadlineAfter(10, TimeUnit.SECONDS).cancelJob(
                                 CancelJobRequest.newBuilder().setJobId(victim).setReason("kill test").build());
                         cancelled.add(victim);
                     } catch (StatusRuntimeException e) {
@@ -328,10 +408,12 @@ class SchedulerKillIT {
     }
 
     /** Waits until every accepted job has ended and the outbox is empty; false if that did not happen in time. */
-    static boolean settle(Load load, Duration atMost) throws Exception {
+    static boolean settle(Load load, String longJob, Duration atMost) throws Exception {
         long started = System.nanoTime();
         long deadline = started + atMost.toNanos();
         Set<String> ids = new HashSet<>(load.accepted.values());
+        ids.addAll(probes);
+        ids.add(longJob);
         while (System.nanoTime() < deadline) {
             Map<String, Row> jobs = jobs();
             long open = ids.stream().filter(id -> jobs.get(id) == null || !FINAL.contains(jobs.get(id).state)).count();
@@ -352,14 +434,14 @@ class SchedulerKillIT {
     /** A job long enough to be running at every restart of the test: it must run once, undisturbed, and succeed. */
     static String submitLongJob() {
         JobSpec spec = JobSpec.newBuilder().setName("long-runner").setWorkers(1).setGpusPerWorker(1).addCommand("sleep")
-                .addCommand("45").build();
-        String jobId = JobServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS)
+                .addCommand(String.valueOf(40 + 25 * FAULT_COUNT)).build();
+        String jobId = jobService().withDeadlineAfter(20, TimeUnit.SECONDS)
                 .submitJob(SubmitJobRequest.newBuilder().setTenant(TENANT).setClientRequestId(TENANT + "-long")
                         .setSpec(spec).build())
                 .getJob().getJobId();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
-            Job job = JobServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+            Job job = jobService().withDeadlineAfter(10, TimeUnit.SECONDS)
                     .getJob(GetJobRequest.newBuilder().setJobId(jobId).build());
             if (job.getState() == dev.gpucloud.contracts.grpc.v1.JobState.RUNNING) {
                 log("long job " + jobId + " is RUNNING; the faults begin");
@@ -379,6 +461,7 @@ class SchedulerKillIT {
             throws SQLException {
         Set<String> ours = new HashSet<>(load.accepted.values());
         ours.add(longJob);
+        ours.addAll(probes);
         for (String id : ours) {
             Row row = jobs.get(id);
             if (row == null) {
@@ -436,7 +519,7 @@ class SchedulerKillIT {
     }
 
     static void checkNoneLost(Load load, Map<String, Row> jobs, List<String> violations) {
-        var stub = JobServiceGrpc.newBlockingStub(channel);
+        var stub = jobService();
         load.accepted.forEach((requestId, jobId) -> {
             Row row = jobs.get(jobId);
             if (row == null) {
@@ -518,7 +601,7 @@ class SchedulerKillIT {
             }
         }
         Map<String, String> inMemory = new TreeMap<>();
-        for (Node node : ClusterServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS)
+        for (Node node : ClusterServiceGrpc.newBlockingStub(channels[preferred]).withDeadlineAfter(20, TimeUnit.SECONDS)
                 .listNodes(ListNodesRequest.getDefaultInstance()).getNodesList()) {
             if (!node.getNodeId().startsWith(NODE_PREFIX + "-")) {
                 continue;
@@ -623,10 +706,13 @@ class SchedulerKillIT {
 
     // ---------------------------------------------------------------- processes
 
-    static void startScheduler() throws Exception {
+    static void startScheduler(int instance) throws Exception {
         schedulerStarts++;
+        int port = SCHEDULERS[instance];
         Map<String, String> env = new HashMap<>();
-        env.put("QUARKUS_HTTP_PORT", String.valueOf(SCHEDULER));
+        env.put("QUARKUS_HTTP_PORT", String.valueOf(port));
+        env.put("GPUCLOUD_SCHEDULER_INSTANCE", "scheduler-" + instance);
+        env.put("GPUCLOUD_SCHEDULER_ADVERTISED_ADDRESS", "localhost:" + port);
         env.put("KAFKA_BOOTSTRAP_SERVERS", "localhost:" + KAFKA);
         env.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + PG + "/" + DB + "?search_path=" + SCHEMA);
         env.put("QUARKUS_DATASOURCE_JDBC_URL", JDBC + "?currentSchema=" + SCHEMA);
@@ -635,10 +721,152 @@ class SchedulerKillIT {
         // short enough that silence measured from the (stale) inventory record would lose every allocation
         env.put("GPUCLOUD_SCHEDULER_HOST_LOST_TIMEOUT", "20s");
         env.put("GPUCLOUD_SCHEDULER_HOST_TIMEOUT", "15s");
-        scheduler = java("scheduler-" + schedulerStarts, SCHEDULER, env, List.of(),
+        schedulers[instance] = java("scheduler-" + instance + "-start-" + schedulerStarts, port, env, List.of(),
                 SCHEDULER_APP.resolve("quarkus-run.jar"));
-        waitReady("scheduler", SCHEDULER, scheduler);
+        waitReady("scheduler-" + instance, port, schedulers[instance]);
     }
+
+    /**
+     * Restarts the machine's PostgreSQL cluster (fast shutdown: every connection is cut), as an operator
+     * or a failover of the database would. Where the database is not the machine's cluster, says so and
+     * leaves it alone.
+     */
+    static void restartDatabase() throws Exception {
+        String cluster = System.getProperty("gpucloud.killtest.pg-cluster", "15 main");
+        if (!Files.isExecutable(Path.of("/usr/bin/pg_ctlcluster")) || !PG.endsWith(":5432")) {
+            log("PostgreSQL at " + PG + " is not this machine's cluster: its restart is skipped");
+            return;
+        }
+        List<String> command = new ArrayList<>(List.of("pg_ctlcluster"));
+        command.addAll(List.of(cluster.split(" ")));
+        command.add("restart");
+        Process p = new ProcessBuilder(command).directory(new File("/")).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(RUN_DIR.resolve("logs/postgres-restart.log").toFile()))
+                .start();
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IllegalStateException("pg_ctlcluster " + cluster + " restart failed; see "
+                    + RUN_DIR.resolve("logs/postgres-restart.log"));
+        }
+        log("PostgreSQL " + cluster + " restarted");
+    }
+
+    /** Ends an instance: SIGTERM (a graceful stop, as an upgrade does) or SIGKILL. */
+    static void end(int instance, boolean graceful) throws InterruptedException {
+        Process p = schedulers[instance];
+        if (graceful) {
+            p.destroy();
+        } else {
+            p.destroyForcibly();
+        }
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        log("scheduler-" + instance + " exited with status " + p.exitValue());
+    }
+
+    static void signal(Process p, String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(p.pid())).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + p.pid() + " failed");
+        }
+    }
+
+    static void resume(Process p) {
+        if (p != null && p.isAlive()) {
+            try {
+                signal(p, "CONT");
+            } catch (Exception e) {
+                // gone meanwhile
+            }
+        }
+    }
+
+    /** A JobService client on the preferred instance (the leader as last found). */
+    static JobServiceGrpc.JobServiceBlockingStub jobService() {
+        return JobServiceGrpc.newBlockingStub(channels[preferred]);
+    }
+
+    /** What an instance says of itself on /scheduler/leader: "leader", "standby", or "down". */
+    static String role(int instance) {
+        try {
+            return EventCodec.mapper().readTree(get(SCHEDULERS[instance], "/scheduler/leader")).path("role").asText("?");
+        } catch (Exception e) {
+            return "down";
+        }
+    }
+
+    static boolean becomes(int instance, String role, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (role.equals(role(instance))) {
+                return true;
+            }
+            sleep(200);
+        }
+        return false;
+    }
+
+    /** The instance that leads now; fails if none does within {@code within}. */
+    static int leaderIndex(Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (int i = 0; i < 2; i++) {
+                if ("leader".equals(role(i))) {
+                    return i;
+                }
+            }
+            sleep(200);
+        }
+        throw new IllegalStateException("no scheduler instance leads after " + within.toSeconds() + " s");
+    }
+
+    /**
+     * Measures a fault's gap: submits a 1-GPU job from the moment of the fault, at whichever instance takes
+     * it, and waits until it is placed (no longer PENDING); {@code placedAfterMillis} is how long that took.
+     */
+    static final class Probe extends Thread {
+        final Fault fault;
+        final long from = System.nanoTime();
+        volatile long placedAfterMillis = -1;
+
+        Probe(Fault fault) {
+            super("probe-" + fault);
+            this.fault = fault;
+            setDaemon(true);
+        }
+
+        @Override
+        public void run() {
+            SubmitJobRequest request = SubmitJobRequest.newBuilder().setTenant(TENANT)
+                    .setClientRequestId(TENANT + "-probe-" + fault).setSpec(JobSpec.newBuilder().setName("probe")
+                            .setWorkers(1).setGpusPerWorker(1).addCommand("sleep").addCommand("1"))
+                    .build();
+            long deadline = from + TimeUnit.SECONDS.toNanos(90);
+            String jobId = null;
+            int at = preferred;
+            while (System.nanoTime() < deadline) {
+                try {
+                    var stub = JobServiceGrpc.newBlockingStub(channels[at]).withDeadlineAfter(5, TimeUnit.SECONDS);
+                    if (jobId == null) {
+                        jobId = stub.submitJob(request).getJob().getJobId();
+                        probes.add(jobId);
+                    }
+                    Job job = stub.getJob(GetJobRequest.newBuilder().setJobId(jobId).build());
+                    if (job.getState() != dev.gpucloud.contracts.grpc.v1.JobState.PENDING) {
+                        placedAfterMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - from);
+                        return;
+                    }
+                    SchedulerKillIT.sleep(50);
+                } catch (StatusRuntimeException e) {
+                    at = 1 - at; // down, or a standby: try the other instance
+                    SchedulerKillIT.sleep(50);
+                }
+            }
+        }
+    }
+
+    /** The probe jobs' ids: they are accepted jobs like the load's, held to the same invariants. */
+    static final Set<String> probes = ConcurrentHashMap.newKeySet();
 
     static Process java(String name, int port, Map<String, String> env, List<String> props, Path jar) throws IOException {
         List<String> command = new ArrayList<>(List.of("java", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -676,7 +904,7 @@ class SchedulerKillIT {
     }
 
     static void waitForFleet() {
-        var cluster = ClusterServiceGrpc.newBlockingStub(channel);
+        var cluster = ClusterServiceGrpc.newBlockingStub(channels[preferred]);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline) {
             long known = cluster.withDeadlineAfter(10, TimeUnit.SECONDS).listNodes(ListNodesRequest.getDefaultInstance())
@@ -700,7 +928,7 @@ class SchedulerKillIT {
     }
 
     static void killChildren() {
-        for (Process p : new Process[] {scheduler, agent}) {
+        for (Process p : new Process[] {schedulers[0], schedulers[1], agent}) {
             if (p != null && p.isAlive()) {
                 p.destroyForcibly();
             }

@@ -13,11 +13,23 @@ import java.util.Set;
  * silence is measured from the later of when it was last heard and when this scheduler began to
  * listen ({@link #listeningSince}): a record from before a restart says nothing about now, so a
  * scheduler that has just started never declares a host lost for the time it was not there to hear.
+ *
+ * <p>When most of the fleet is silent at once, the likelier cause is that this scheduler cannot hear
+ * (its broker, or the network to it, is down) rather than that most hosts died together; as Kubernetes'
+ * node lifecycle controller stops evicting in a full disruption, nothing is lost for silence then, and
+ * silence counts afresh from when hosts are heard again. A spot reclaim is evidence of its own and still
+ * loses its host's work.
  */
 public final class HostLiveness {
 
+    /** More than this share of the fleet silent past the timeout at once is taken for deafness. */
+    static final double DEAF_SHARE = 0.55;
+    /** Fleets smaller than this are judged host by host: one silent host of two is not an outage. */
+    static final int DEAF_MIN_HOSTS = 3;
+
     private final long lostAfterMillis;
     private long listeningSinceMillis;
+    private boolean deaf;
 
     /**
      * @param lostAfterMillis how long a host may be silent before its allocations are lost
@@ -51,17 +63,44 @@ public final class HostLiveness {
      * {@code ignore} names holds that are not the scheduler's own (see {@link AllocationReconciler}).
      */
     public Map<String, String> lost(Fleet fleet, long nowMillis, Set<String> ignore) {
+        deaf = mostlySilent(fleet, nowMillis);
+        if (deaf) {
+            listeningSinceMillis = nowMillis; // once hosts are heard again, their silence counts from here
+        }
         Map<String, String> lost = new LinkedHashMap<>();
         for (Assignment a : fleet.assignments()) {
             if (ignore.contains(a.allocationId())) {
                 continue;
             }
             String why = whyLost(fleet.node(a.nodeId()).orElse(null), a.nodeId(), nowMillis);
+            if (deaf && why != null && !why.startsWith("spot host")) {
+                continue;
+            }
             if (why != null) {
                 lost.put(a.allocationId(), why);
             }
         }
         return lost;
+    }
+
+    /** Whether the last {@link #lost} found most of the fleet silent at once, and so lost nothing for silence. */
+    public boolean deaf() {
+        return deaf;
+    }
+
+    /** Whether more than {@link #DEAF_SHARE} of a fleet of at least {@link #DEAF_MIN_HOSTS} is silent past the timeout. */
+    boolean mostlySilent(Fleet fleet, long nowMillis) {
+        int hosts = fleet.size();
+        if (hosts < DEAF_MIN_HOSTS) {
+            return false;
+        }
+        int silent = 0;
+        for (NodeState node : fleet.nodes()) {
+            if (nowMillis - silentSince(node) > lostAfterMillis) {
+                silent++;
+            }
+        }
+        return silent > hosts * DEAF_SHARE;
     }
 
     /** Why an allocation on {@code node} is lost at {@code nowMillis}, or null while the host may still run it. */

@@ -61,4 +61,62 @@ class HostLivenessTest {
         fleet.reserve(Assignment.whole("foreign", "j1", "t", 0, "h1", List.of(0), 0, 0));
         assertThat(new HostLiveness(TIMEOUT, listeningSince).lost(fleet, now, Set.of("foreign"))).isEmpty();
     }
+
+    /**
+     * name, hosts in the fleet, how many of them went silent at 100 s (the rest are heard at {@code now}),
+     * now, whether the work of a silent host is lost.
+     */
+    static Stream<Arguments> outages() {
+        return Stream.of(
+                Arguments.of("one silent host of ten is lost", 10, 1, 170_000L, true),
+                Arguments.of("half the fleet silent: each is lost", 10, 5, 170_000L, true),
+                Arguments.of("most of the fleet silent at once: the scheduler is deaf, nothing is lost", 10, 6,
+                        170_000L, false),
+                Arguments.of("the whole fleet silent (the broker is down): nothing is lost", 16, 16, 170_000L, false),
+                Arguments.of("a fleet of two judges host by host", 2, 2, 170_000L, true));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("outages")
+    void mostOfTheFleetSilentAtOnceIsDeafnessNotLoss(String name, int hosts, int silent, long now, boolean lost) {
+        Fleet fleet = new Fleet();
+        for (int i = 0; i < hosts; i++) {
+            fleet.upsert(Fixtures.mkHost("h" + i, "A100", 8), i < silent ? 100_000L : now);
+        }
+        fleet.reserve(Assignment.whole("a0", "j0", "t", 0, "h0", List.of(0), 0, 0));
+        HostLiveness liveness = new HostLiveness(TIMEOUT, 0);
+        assertThat(liveness.lost(fleet, now, Set.of()).containsKey("a0")).isEqualTo(lost);
+        assertThat(liveness.deaf()).isEqualTo(!lost);
+    }
+
+    @org.junit.jupiter.api.Test
+    void afterAnOutageSilenceCountsFromWhenHostsAreHeardAgain() {
+        Fleet fleet = new Fleet();
+        for (int i = 0; i < 4; i++) {
+            fleet.upsert(Fixtures.mkHost("h" + i, "A100", 8), 100_000L); // the broker goes down after this
+        }
+        fleet.reserve(Assignment.whole("a0", "j0", "t", 0, "h0", List.of(0), 0, 0));
+        HostLiveness liveness = new HostLiveness(TIMEOUT, 0);
+        assertThat(liveness.lost(fleet, 200_000L, Set.of())).isEmpty(); // all silent: deaf
+        // the broker is back at 210 s: three hosts are heard, h0 (which died meanwhile) is not
+        for (int i = 1; i < 4; i++) {
+            fleet.heard("h" + i, 210_000L);
+        }
+        assertThat(liveness.lost(fleet, 215_000L, Set.of())).as("h0's silence counts from 200 s").isEmpty();
+        assertThat(liveness.deaf()).isFalse();
+        assertThat(liveness.lost(fleet, 261_000L, Set.of())).containsKey("a0");
+    }
+
+    @org.junit.jupiter.api.Test
+    void aSpotReclaimLosesItsWorkEvenWhileDeaf() {
+        Fleet fleet = new Fleet();
+        for (int i = 0; i < 4; i++) {
+            fleet.upsert(Fixtures.mkHost("h" + i, "A100", 8), 100_000L);
+        }
+        fleet.interruption("h0", 150_000L);
+        fleet.reserve(Assignment.whole("a0", "j0", "t", 0, "h0", List.of(0), 0, 0));
+        fleet.reserve(Assignment.whole("a1", "j1", "t", 0, "h1", List.of(0), 0, 0));
+        HostLiveness liveness = new HostLiveness(TIMEOUT, 0);
+        assertThat(liveness.lost(fleet, 200_000L, Set.of())).containsOnlyKeys("a0");
+    }
 }

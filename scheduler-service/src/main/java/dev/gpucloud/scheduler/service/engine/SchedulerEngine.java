@@ -216,6 +216,25 @@ public class SchedulerEngine {
         return f instanceof NotLeaderException || DatabaseFailures.isTransient(f);
     }
 
+    /**
+     * A standby rehearses its takeover now and then: it reads what {@link #restore} reads (held allocations,
+     * open jobs and their specs) and keeps nothing, so that the code paths, the connections and the
+     * database's caches are warm when it has to take over for real.
+     */
+    public Uni<Integer> rehearseTakeOver() {
+        return sessions.withSession(s -> s.createSelectionQuery(
+                        "from AllocationEntity where state in ('STARTING', 'RUNNING')", AllocationEntity.class)
+                .getResultList()
+                .flatMap(allocs -> s.createSelectionQuery(
+                                "from JobEntity where state not in :done order by submittedAt, id", JobEntity.class)
+                        .setParameter("done", List.of(JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED))
+                        .getResultList()
+                        .map(jobs -> {
+                            jobs.forEach(SchedulerEngine::readableSpec);
+                            return allocs.size() + jobs.size();
+                        })));
+    }
+
     private void resetState() {
         for (Assignment a : List.copyOf(fleet.assignments())) {
             fleet.unreserve(a.allocationId());
@@ -1102,7 +1121,18 @@ public class SchedulerEngine {
     }
 
     private Uni<Void> sweepLostHosts(Changes changes, long now) {
+        boolean wasDeaf = liveness.deaf();
         Map<String, String> lost = liveness.lost(fleet, now, reconciler.foreignHolds());
+        if (liveness.deaf() != wasDeaf) {
+            if (liveness.deaf()) {
+                LOG.warnf("most hosts are silent at once: taking it for this scheduler not hearing them (the broker or"
+                        + " the network to it), not for hosts lost; nothing is lost for silence until hosts are heard"
+                        + " again");
+            } else {
+                LOG.infof("hosts are heard again; a host's silence counts from %s",
+                        Instant.ofEpochMilli(liveness.listeningSinceMillis()));
+            }
+        }
         Uni<Void> chain = Uni.createFrom().voidItem();
         for (Map.Entry<String, String> e : lost.entrySet()) {
             chain = chain.call(() -> allocationEnded(changes, e.getKey(), AllocationEntity.LOST, null, e.getValue()));

@@ -42,6 +42,7 @@ import org.jboss.logging.Logger;
 public class Leadership {
 
     private static final Logger LOG = Logger.getLogger(Leadership.class);
+    private static final long REHEARSAL_MILLIS = 15_000;
 
     private final Pool pool;
     private final LeaderState state;
@@ -52,6 +53,7 @@ public class Leadership {
     private final Counter takeovers;
     private final Counter depositions;
     private volatile boolean stopping;
+    private volatile long lastRehearsalMillis;
 
     public Leadership(Pool pool, LeaderState state, SchedulerEngine engine, LeaderInputs inputs, SchedulerConfig config,
             MeterRegistry registry) {
@@ -101,7 +103,7 @@ public class Leadership {
         if (stopping || !busy.compareAndSet(false, true)) {
             return;
         }
-        Uni<Void> step = state.leads() ? renew() : tryToLead();
+        Uni<Void> step = state.leads() ? renew() : tryToLead().call(this::rehearseNowAndThen);
         step.subscribe().with(v -> busy.set(false), f -> {
             busy.set(false);
             LOG.debugf("leader lease: %s", f.toString());
@@ -139,6 +141,19 @@ public class Leadership {
                                 : c.query("select holder, address, epoch, lease_until from scheduler_leader where id = 1")
                                         .execute().invoke(this::observe).replaceWith((RowSet<Row>) null)))
                 .chain(won -> won == null ? Uni.createFrom().voidItem() : takeOver(won.iterator().next()));
+    }
+
+    /** A standby reads what a takeover reads every {@code REHEARSAL_MILLIS}, so that its takeover runs warm. */
+    private Uni<Void> rehearseNowAndThen() {
+        long now = System.currentTimeMillis();
+        if (state.leads() || now - lastRehearsalMillis < REHEARSAL_MILLIS) {
+            return Uni.createFrom().voidItem();
+        }
+        lastRehearsalMillis = now;
+        return engine.rehearseTakeOver()
+                .invoke(rows -> LOG.debugf("rehearsed a takeover: %d rows in %d ms", (Object) rows,
+                        System.currentTimeMillis() - now))
+                .onFailure().recoverWithNull().replaceWithVoid();
     }
 
     private void observe(RowSet<Row> rows) {
