@@ -25,7 +25,7 @@ public interface SchedulerConfig {
      * How long the leader's lease lasts without renewal: after a leader dies, a standby takes over within
      * this (plus a tick). A leader that shuts down gives the lease back at once.
      */
-    @WithDefault("4s")
+    @WithDefault("3s")
     Duration leaderLease();
 
     /** How often the leader renews its lease and a standby tries to take it. */

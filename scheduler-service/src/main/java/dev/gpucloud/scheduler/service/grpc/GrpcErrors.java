@@ -2,6 +2,7 @@ package dev.gpucloud.scheduler.service.grpc;
 
 import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.scheduler.service.engine.AdmissionException;
+import dev.gpucloud.scheduler.service.engine.DatabaseFailures;
 import dev.gpucloud.scheduler.service.engine.JobNotFoundException;
 import dev.gpucloud.scheduler.service.leader.NotLeaderException;
 import io.grpc.Metadata;
@@ -41,6 +42,11 @@ final class GrpcErrors {
                 trailers.put(LEADER, nl.leaderAddress());
             }
             return Status.UNAVAILABLE.withDescription(failure.getMessage()).asRuntimeException(trailers);
+        }
+        if (DatabaseFailures.isTransient(failure)) {
+            LOG.warnf("a gRPC call failed on the database (%s): answered UNAVAILABLE", DatabaseFailures.clip(failure));
+            return Status.UNAVAILABLE.withDescription("the scheduler cannot reach its database just now; retry")
+                    .asRuntimeException();
         }
         if (failure instanceof JobNotFoundException) {
             return Status.NOT_FOUND.withDescription(failure.getMessage()).asRuntimeException();

@@ -85,7 +85,9 @@ public class Leadership {
         if (epoch == 0) {
             return;
         }
-        inputs.stop();
+        // refuse writes first, then give the lease back at once: the standby's takeover should not wait for
+        // this instance's consumers and pools to close (anything of ours still in flight is fenced)
+        state.deposed();
         try {
             pool.preparedQuery("update scheduler_leader set lease_until = '-infinity' where id = 1 and holder = $1"
                             + " and epoch = $2")
@@ -96,7 +98,7 @@ public class Leadership {
             LOG.warnf("could not give the lease back on shutdown (a standby takes over when it expires): %s",
                     e.getMessage());
         }
-        state.deposed();
+        inputs.stop();
     }
 
     private void tick() {
