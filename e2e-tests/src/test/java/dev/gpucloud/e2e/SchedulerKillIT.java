@@ -87,7 +87,9 @@ class SchedulerKillIT {
     static final int KAFKA = 18282;
     static final int KAFKA_CONTROLLER = 18283;
     static final int AGENT = 18284;
-    static final int HOSTS = 16;
+    /** Whole-GPU a100x8 hosts ({@code -Dgpucloud.killtest.hosts}, at most 1,000), plus two in MIG mode. */
+    static final int HOSTS = Integer.getInteger("gpucloud.killtest.hosts", 16);
+    static final int MIG_HOSTS = 2;
     static final int MAX_JOBS = 160;
     /**
      * The kinds of fault: kill -9, SIGTERM and SIGSTOP (past its lease, then SIGCONT) of the leader of the
@@ -163,7 +165,7 @@ class SchedulerKillIT {
                 "-Dgpucloud.agent.id=killtest-" + RUN_ID,
                 "-Dgpucloud.agent.inventory-interval=30m", // gpu.inventory grows stale: liveness must not read it as silence
                 "-Dgpucloud.agent.sim.node-prefix=" + NODE_PREFIX,
-                "-Dgpucloud.agent.sim.fleet=a100x8:" + HOSTS,
+                "-Dgpucloud.agent.sim.fleet=a100x8:" + HOSTS + ",a100x8-mig:" + MIG_HOSTS,
                 "-Dgpucloud.agent.spool.dir=" + RUN_DIR.resolve("agent-spool"),
                 "-Dkafka.bootstrap.servers=localhost:" + KAFKA),
                 AGENT_APP.resolve("quarkus-run.jar"));
@@ -293,6 +295,7 @@ class SchedulerKillIT {
         checkNonePlacedTwice(active, violations);
         checkNothingRunningDisturbed(load, longJob, jobs, violations);
         checkNoGpuHeldTwiceOverHistory(violations);
+        checkNoMigSliceHeldTwiceOverHistory(violations);
         checkNoneLeaked(jobs, active, violations);
         if (settled) {
             // These compare two reads taken at different moments, so they hold only once nothing moves.
@@ -409,8 +412,11 @@ class SchedulerKillIT {
         private static JobSpec shape(Random random) {
             int roll = random.nextInt(100);
             JobSpec.Builder spec = JobSpec.newBuilder().addCommand("sleep").addCommand(String.valueOf(2 + random.nextInt(4)));
-            if (roll < 60) {
+            if (roll < 50) {
                 return spec.setName("one-gpu").setWorkers(1).setGpusPerWorker(1).build();
+            }
+            if (roll < 62) { // one slice of an A100 40GB in MIG mode
+                return spec.setName("mig").setWorkers(1).setMigProfile("1g.5gb").build();
             }
             if (roll < 85) {
                 return spec.setName("eight-gpu").setWorkers(1).setGpusPerWorker(8).build();
@@ -526,6 +532,43 @@ class SchedulerKillIT {
                     violations.add("double-booked over time: " + gpu + " held by " + before.id() + " until "
                             + (before.to() == Long.MAX_VALUE ? "now" : java.time.Instant.ofEpochMilli(before.to()))
                             + " and by " + after.id() + " from " + java.time.Instant.ofEpochMilli(after.from()));
+                }
+            }
+        });
+    }
+
+    /**
+     * Per MIG slice of each GPU, no two allocations (ended ones included) were ever held over overlapping
+     * intervals: a profile {@code <n>g.*} placed at start s holds slices s..s+n-1.
+     */
+    static void checkNoMigSliceHeldTwiceOverHistory(List<String> violations) throws SQLException {
+        record Held(String id, long from, long to) {
+        }
+        Map<String, List<Held>> bySlice = new TreeMap<>();
+        try (Connection c = db(SCHEMA); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+                "select id, node_id, gpu_indices, mig_profile, mig_start, created_at, ended_at from allocations"
+                        + " where mig_profile is not null")) {
+            while (rs.next()) {
+                long from = rs.getTimestamp("created_at").getTime();
+                java.sql.Timestamp ended = rs.getTimestamp("ended_at");
+                long to = ended == null ? Long.MAX_VALUE : ended.getTime();
+                String profile = rs.getString("mig_profile");
+                int width = Character.isDigit(profile.charAt(0)) ? profile.charAt(0) - '0' : 1;
+                for (int slice = rs.getInt("mig_start"); slice < rs.getInt("mig_start") + width; slice++) {
+                    bySlice.computeIfAbsent(rs.getString("node_id") + " GPU " + rs.getString("gpu_indices") + " slice "
+                            + slice, k -> new ArrayList<>()).add(new Held(rs.getString("id"), from, to));
+                }
+            }
+        }
+        if (bySlice.isEmpty()) {
+            violations.add("no MIG allocation was made: the MIG part of the load did not run");
+        }
+        bySlice.forEach((slice, held) -> {
+            held.sort(java.util.Comparator.comparingLong(Held::from));
+            for (int i = 1; i < held.size(); i++) {
+                if (held.get(i).from() < held.get(i - 1).to()) {
+                    violations.add("MIG slice held twice over time: " + slice + " by " + held.get(i - 1).id() + " and "
+                            + held.get(i).id());
                 }
             }
         });
@@ -882,7 +925,8 @@ class SchedulerKillIT {
     static final Set<String> probes = ConcurrentHashMap.newKeySet();
 
     static Process java(String name, int port, Map<String, String> env, List<String> props, Path jar) throws IOException {
-        List<String> command = new ArrayList<>(List.of("java", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        String heap = "agent".equals(name) && HOSTS > 200 ? "-Xmx768m" : "-Xmx384m"; // a big simulated fleet
+        List<String> command = new ArrayList<>(List.of("java", heap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dquarkus.http.port=" + port));
         command.addAll(props);
         command.addAll(List.of("-jar", jar.toString()));

@@ -4,7 +4,6 @@ import dev.gpucloud.contracts.events.CloudEvent;
 import dev.gpucloud.contracts.events.EventCodec;
 import dev.gpucloud.contracts.events.Topic;
 import dev.gpucloud.contracts.kafka.CloudEventHeaders;
-import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.leader.LeaderState;
 import dev.gpucloud.scheduler.service.persistence.OutboxEntity;
@@ -32,7 +31,8 @@ import org.jboss.logging.Logger;
  *
  * <p>Only the leader publishes, and each batch first reads the leader's epoch: an instance that finds it
  * was deposed (paused past its lease, then resumed) publishes nothing more. Node commands are stamped with
- * the epoch they were written under, so agents refuse those of a deposed leader that were on their way.
+ * the epoch they were written under (by the engine), so agents refuse those of a deposed leader that
+ * were on their way.
  */
 @ApplicationScoped
 public class Outbox {
@@ -77,14 +77,13 @@ public class Outbox {
         }
     }
 
-    /** Adds a record to the session's transaction; a node command is stamped with the leader's epoch. */
+    /** Adds a record to the session's transaction (node commands come stamped with their epoch). */
     public <T> Uni<Void> add(Mutiny.Session session, Topic<T> topic, String key, T payload) {
-        Object body = payload instanceof NodeCommand command ? command.withEpoch(leader.epoch()) : payload;
         CloudEvent event = CloudEvent.create(topic.eventType(), source, Instant.now());
         OutboxEntity row = new OutboxEntity();
         row.topic = topic.name();
         row.recordKey = key;
-        row.payload = EventCodec.encode(body);
+        row.payload = EventCodec.encode(payload);
         row.ceId = event.id();
         row.ceType = event.type();
         row.ceTime = event.time();

@@ -211,6 +211,17 @@ public class SchedulerEngine {
         });
     }
 
+    /**
+     * The epoch the transaction now running passed the fence with: operations run one at a time (the serial
+     * executor), so this is the current write's, whatever the lead has become since.
+     */
+    private long writingEpoch;
+
+    /** Adds a node command to the transaction, stamped with the epoch it is written under. */
+    private Uni<Void> command(Mutiny.Session s, String nodeId, NodeCommand command) {
+        return outbox.add(s, Topics.NODE_COMMANDS, nodeId, command.withEpoch(writingEpoch));
+    }
+
     /** A failure of the moment (the database's) or of the lead (deposed): the work is not the data's fault. */
     private static boolean notNow(Throwable f) {
         return f instanceof NotLeaderException || DatabaseFailures.isTransient(f);
@@ -265,7 +276,10 @@ public class SchedulerEngine {
         int idleMillis = (int) Math.min(Integer.MAX_VALUE, config.leaderLease().toMillis());
         return sessions.withTransaction(s -> s.createNativeQuery("select gpucloud_fence(?1, ?2)", Long.class)
                         .setParameter(1, epoch).setParameter(2, idleMillis).getSingleResult()
-                        .chain(() -> work.apply(s)))
+                        .chain(() -> {
+                            writingEpoch = epoch;
+                            return work.apply(s);
+                        }))
                 .onFailure(DatabaseFailures::isFenced).transform(f -> leader.fenced(DatabaseFailures.clip(f)));
     }
 
@@ -751,7 +765,7 @@ public class SchedulerEngine {
                         NodeCommandType.CHECKPOINT, a.nodeId, a.id, job.id, job.tenant, a.gpus(), null, 0, a.rank, 0,
                         null, List.of(), Map.of(), checkpointDir(job, spec), job.resumeFrom,
                         Instant.ofEpochMilli(deadlineMillis), Instant.now());
-                chain = chain.call(() -> outbox.add(s, Topics.NODE_COMMANDS, a.nodeId, cmd));
+                chain = chain.call(() -> command(s, a.nodeId, cmd));
             }
             LOG.infof("%s asked to checkpoint by %s: %s", job.id, Instant.ofEpochMilli(deadlineMillis), why);
             return chain.call(() -> announce(s, changes, job, placementOf(active)));
@@ -1104,7 +1118,7 @@ public class SchedulerEngine {
                 NodeCommand cmd = new NodeCommand(ask.allocationId() + "/" + type.name().toLowerCase() + "-" + now, type,
                         ask.nodeId(), ask.allocationId(), ask.jobId(), ask.tenant(), ask.gpuIndices(), null, 0, 0, 0,
                         null, List.of(), Map.of(), null, null, null, Instant.ofEpochMilli(now), ask.reason());
-                chain = chain.call(() -> outbox.add(s, Topics.NODE_COMMANDS, ask.nodeId(), cmd));
+                chain = chain.call(() -> command(s, ask.nodeId(), cmd));
             }
             for (AllocationReport r : plan.running()) {
                 Assignment a = fleet.assignment(r.allocationId()).orElse(null);
@@ -1369,7 +1383,7 @@ public class SchedulerEngine {
         String master = fleet.node(rows.get(0).nodeId).map(NodeState::hostname).orElse(rows.get(0).nodeId) + ":29500";
         Uni<Void> chain = s.persistAll(rows.toArray());
         for (AllocationEntity a : rows) {
-            chain = chain.call(() -> outbox.add(s, Topics.NODE_COMMANDS, a.nodeId, startCommand(job, spec, a, master)));
+            chain = chain.call(() -> command(s, a.nodeId, startCommand(job, spec, a, master)));
         }
         return chain.call(() -> announce(s, changes, job, placementOf(rows)));
     }
@@ -1401,7 +1415,7 @@ public class SchedulerEngine {
         for (AllocationEntity a : active) {
             NodeCommand stop = new NodeCommand(a.id + "/stop", NodeCommandType.STOP, a.nodeId, a.id, job.id, job.tenant,
                     a.gpus(), null, 0, a.rank, 0, null, List.of(), Map.of(), null, null, null, Instant.now());
-            chain = chain.call(() -> outbox.add(s, Topics.NODE_COMMANDS, a.nodeId, stop));
+            chain = chain.call(() -> command(s, a.nodeId, stop));
         }
         return chain;
     }
