@@ -17,6 +17,7 @@ import dev.gpucloud.contracts.events.WorkerPlacement;
 import dev.gpucloud.scheduler.cluster.Assignment;
 import dev.gpucloud.scheduler.cluster.Fleet;
 import dev.gpucloud.scheduler.cluster.NodeState;
+import dev.gpucloud.scheduler.cluster.XidPolicy;
 import dev.gpucloud.scheduler.framework.PlacementFramework;
 import dev.gpucloud.scheduler.framework.PlacementRequest;
 import dev.gpucloud.scheduler.framework.Profile;
@@ -81,8 +82,6 @@ import org.jboss.logging.Logger;
 public class SchedulerEngine {
 
     private static final Logger LOG = Logger.getLogger(SchedulerEngine.class);
-    /** XIDs that mean the GPU (not the workload) is in trouble: ECC, row remapping, NVLink, off the bus, GSP. */
-    private static final Set<Integer> CRITICAL_XIDS = Set.of(48, 63, 64, 74, 79, 92, 94, 95, 119, 120);
 
     private final Mutiny.SessionFactory sessions;
     private final SerialExecutor serial;
@@ -689,14 +688,14 @@ public class SchedulerEngine {
                             "rebalance recommended for " + node);
                 }
                 case XID_ERROR, ECC_ERROR -> {
-                    int xid = event.xid() != null ? event.xid() : 48;
-                    if (event.type() == dev.gpucloud.contracts.events.NodeEventType.ECC_ERROR || CRITICAL_XIDS.contains(xid)) {
-                        fleet.criticalXid(node, xid, event.occurredAt().toEpochMilli());
-                        LOG.warnf("critical XID %d on %s GPU %s: no new work there for %s", xid, node,
+                    XidPolicy.Fault fault = XidPolicy.judge(event.type(), event.xid());
+                    if (fault.critical()) {
+                        fleet.criticalXid(node, fault.xid(), event.occurredAt().toEpochMilli());
+                        LOG.warnf("critical XID %d on %s GPU %s: no new work there for %s", fault.xid(), node,
                                 event.gpuIndex(), config.xidQuarantine());
                     } else {
-                        LOG.infof("XID %d on %s GPU %s (an application error; the host stays in service)", xid, node,
-                                event.gpuIndex());
+                        LOG.infof("XID %d on %s GPU %s (an application error; the host stays in service)", fault.xid(),
+                                node, event.gpuIndex());
                     }
                     yield Uni.createFrom().voidItem();
                 }
