@@ -42,24 +42,4 @@ public final class JobLifecycle {
         }
         return to;
     }
-
-    /**
-     * The state a gang job is in given its workers' outcomes: any failure fails the job; all exited
-     * cleanly succeeds it; all started runs it; otherwise it stays as it is.
-     */
-    public static JobState gangState(JobState current, int workers, int started, int exitedOk, int exitedFailed) {
-        if (current.isFinal()) {
-            return current;
-        }
-        if (exitedFailed > 0) {
-            return JobState.FAILED;
-        }
-        if (exitedOk == workers) {
-            return JobState.SUCCEEDED;
-        }
-        if (started + exitedOk == workers && current == JobState.SCHEDULED) {
-            return JobState.RUNNING;
-        }
-        return current;
-    }
 }

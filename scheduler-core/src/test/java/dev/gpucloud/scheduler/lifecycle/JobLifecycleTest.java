@@ -37,21 +37,4 @@ class JobLifecycleTest {
             assertThatThrownBy(() -> JobLifecycle.move("job-1", from, to)).hasMessageContaining("job-1 cannot move");
         }
     }
-
-    static Stream<Arguments> gangs() {
-        return Stream.of(
-                Arguments.of("one of two started", SCHEDULED, 2, 1, 0, 0, SCHEDULED),
-                Arguments.of("all started", SCHEDULED, 2, 2, 0, 0, RUNNING),
-                Arguments.of("one exited before the other started", SCHEDULED, 2, 1, 1, 0, RUNNING),
-                Arguments.of("all exited cleanly", RUNNING, 2, 0, 2, 0, SUCCEEDED),
-                Arguments.of("one failed", RUNNING, 2, 1, 0, 1, FAILED),
-                Arguments.of("cancelled stays cancelled", CANCELLED, 2, 0, 2, 0, CANCELLED));
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("gangs")
-    void gang_state_follows_its_workers(String name, JobState current, int workers, int started, int ok, int failed,
-            JobState expected) {
-        assertThat(JobLifecycle.gangState(current, workers, started, ok, failed)).isEqualTo(expected);
-    }
 }

@@ -17,16 +17,19 @@ import dev.gpucloud.contracts.events.WorkerPlacement;
 import dev.gpucloud.scheduler.cluster.Assignment;
 import dev.gpucloud.scheduler.cluster.Fleet;
 import dev.gpucloud.scheduler.cluster.NodeState;
+import dev.gpucloud.scheduler.cluster.XidPolicy;
 import dev.gpucloud.scheduler.framework.PlacementFramework;
 import dev.gpucloud.scheduler.framework.PlacementRequest;
 import dev.gpucloud.scheduler.framework.Profile;
 import dev.gpucloud.scheduler.framework.Status;
 import dev.gpucloud.scheduler.framework.plugins.FragmentationGradientScore;
+import dev.gpucloud.scheduler.lifecycle.GangSettlement;
 import dev.gpucloud.scheduler.lifecycle.JobRun;
 import dev.gpucloud.scheduler.liveness.AllocationReconciler;
 import dev.gpucloud.scheduler.liveness.HostLiveness;
 import dev.gpucloud.scheduler.lifecycle.RetryPolicy;
 import dev.gpucloud.scheduler.lifecycle.Transition;
+import dev.gpucloud.scheduler.lifecycle.WorkerOutcome;
 import dev.gpucloud.scheduler.queue.JobQueue;
 import dev.gpucloud.scheduler.queue.PassResult;
 import dev.gpucloud.scheduler.queue.QueuedJob;
@@ -79,8 +82,6 @@ import org.jboss.logging.Logger;
 public class SchedulerEngine {
 
     private static final Logger LOG = Logger.getLogger(SchedulerEngine.class);
-    /** XIDs that mean the GPU (not the workload) is in trouble: ECC, row remapping, NVLink, off the bus, GSP. */
-    private static final Set<Integer> CRITICAL_XIDS = Set.of(48, 63, 64, 74, 79, 92, 94, 95, 119, 120);
 
     private final Mutiny.SessionFactory sessions;
     private final SerialExecutor serial;
@@ -701,14 +702,14 @@ public class SchedulerEngine {
                             "rebalance recommended for " + node);
                 }
                 case XID_ERROR, ECC_ERROR -> {
-                    int xid = event.xid() != null ? event.xid() : 48;
-                    if (event.type() == dev.gpucloud.contracts.events.NodeEventType.ECC_ERROR || CRITICAL_XIDS.contains(xid)) {
-                        fleet.criticalXid(node, xid, event.occurredAt().toEpochMilli());
-                        LOG.warnf("critical XID %d on %s GPU %s: no new work there for %s", xid, node,
+                    XidPolicy.Fault fault = XidPolicy.judge(event.type(), event.xid());
+                    if (fault.critical()) {
+                        fleet.criticalXid(node, fault.xid(), event.occurredAt().toEpochMilli());
+                        LOG.warnf("critical XID %d on %s GPU %s: no new work there for %s", fault.xid(), node,
                                 event.gpuIndex(), config.xidQuarantine());
                     } else {
-                        LOG.infof("XID %d on %s GPU %s (an application error; the host stays in service)", xid, node,
-                                event.gpuIndex());
+                        LOG.infof("XID %d on %s GPU %s (an application error; the host stays in service)", fault.xid(),
+                                node, event.gpuIndex());
                     }
                     yield Uni.createFrom().voidItem();
                 }
@@ -1005,66 +1006,67 @@ public class SchedulerEngine {
     }
 
     /**
-     * Moves a placed job on from its current attempt's allocations: a lost worker requeues the whole
-     * gang; a failed exit retries (by exit code, within the bound) or fails it; all exited 0 succeeds
-     * it; all started runs it. A job already requeued or ended ignores its old workers' exits.
+     * Moves a placed job on from its current attempt's allocations, as scheduler-core's
+     * {@link GangSettlement} decides: a lost worker requeues the whole gang; a failed exit retries (by
+     * exit code, within the bound) or fails it; all exited 0 succeeds it; all started runs it. A job
+     * already requeued or ended ignores its old workers' exits.
      */
     private Uni<Void> settleJob(Mutiny.Session s, Changes changes, String jobId) {
         return s.find(JobEntity.class, jobId).flatMap(job -> allocationsOf(s, job).flatMap(allocs -> {
-            if (job.state != JobState.SCHEDULED && job.state != JobState.RUNNING
-                    && job.state != JobState.CHECKPOINTING) {
-                return Uni.createFrom().voidItem();
+            if (!GangSettlement.placed(job.state)) {
+                return Uni.createFrom().voidItem(); // its spec need not be read (an ended job's may be unreadable)
             }
             JobSpec spec = specOf(job);
+            GangSettlement.Verdict verdict = GangSettlement.settle(job.state, spec.workers(),
+                    allocs.stream().map(SchedulerEngine::outcomeOf).toList());
+            if (verdict instanceof GangSettlement.Verdict.Unchanged) {
+                return Uni.createFrom().voidItem();
+            }
             List<AllocationEntity> active = allocs.stream().filter(AllocationEntity::isActive).toList();
-            AllocationEntity lost = allocs.stream().filter(a -> AllocationEntity.LOST.equals(a.state)).findFirst()
-                    .orElse(null);
-            if (lost != null) {
+            if (verdict instanceof GangSettlement.Verdict.WorkerLost lost) {
                 Stop stop = stopping.get(job.id);
-                String why = "worker " + lost.rank + " on " + lost.nodeId + " was lost"
+                String why = "worker " + lost.rank() + " on " + lost.nodeId() + " was lost"
                         + (stop != null ? " (" + stop.reason() + ")" : "");
                 return stopAndRequeue(s, changes, job, spec, active, why);
             }
-            AllocationEntity failed = allocs.stream()
-                    .filter(a -> AllocationEntity.EXITED.equals(a.state) && (a.exitCode == null || a.exitCode != 0))
-                    .findFirst().orElse(null);
             long now = System.currentTimeMillis();
-            if (failed != null) {
-                JobRun run = runOf(job, spec);
-                int code = failed.exitCode == null ? -1 : failed.exitCode;
+            JobRun run = runOf(job, spec);
+            if (verdict instanceof GangSettlement.Verdict.WorkerFailed failed) {
+                int code = failed.exitCode();
                 Transition t = run.exited(code, now);
                 apply(job, run, t);
                 job.exitCode = code;
                 if (t.to() == JobState.PENDING) {
-                    job.reason = "worker " + failed.rank + " " + t.reason() + "; lost " + t.lostWorkSeconds()
+                    job.reason = "worker " + failed.rank() + " " + t.reason() + "; lost " + t.lostWorkSeconds()
                             + " s of work" + (job.resumeFrom != null ? "; resumes from " + job.resumeFrom : "");
                     changes.requeued.add(job.id);
                     changes.notes.put(job.id, job.reason);
                     changes.queued.add(queued(job, spec));
                 } else {
-                    job.reason = "worker " + failed.rank + " " + t.reason();
+                    job.reason = "worker " + failed.rank() + " " + t.reason();
                     changes.finished.add(job.id);
                 }
                 LOG.infof("%s of tenant %s: %s", job.id, job.tenant, job.reason);
                 return stopAll(s, job, active).call(() -> announce(s, changes, job, placementOf(allocs)));
             }
-            long ok = allocs.stream().filter(a -> AllocationEntity.EXITED.equals(a.state)).count();
-            long started = allocs.stream().filter(a -> AllocationEntity.RUNNING.equals(a.state)).count();
-            JobRun run = runOf(job, spec);
-            if (ok == spec.workers()) {
+            if (verdict instanceof GangSettlement.Verdict.Succeeded) {
                 apply(job, run, run.exited(0, now));
                 job.exitCode = 0;
                 job.reason = "all " + spec.workers() + " worker(s) exited 0";
                 changes.finished.add(job.id);
-            } else if (job.state == JobState.SCHEDULED && started + ok == spec.workers()) {
+            } else {
                 apply(job, run, run.started(now));
                 job.reason = "all " + spec.workers() + " worker(s) running";
-            } else {
-                return Uni.createFrom().voidItem();
             }
             LOG.infof("%s of tenant %s is %s", job.id, job.tenant, job.state);
             return announce(s, changes, job, placementOf(allocs));
         }));
+    }
+
+    /** An allocation as a worker of its attempt, for {@link GangSettlement}. */
+    private static WorkerOutcome outcomeOf(AllocationEntity a) {
+        WorkerOutcome.Phase phase = WorkerOutcome.Phase.valueOf(a.state);
+        return new WorkerOutcome(a.rank, a.nodeId, phase, phase == WorkerOutcome.Phase.EXITED ? a.exitCode : null);
     }
 
     /**
