@@ -61,4 +61,16 @@ class KillTestInvariantsTest {
                 "leaked: active allocation a2 of attempt 2, job j2 is on attempt 3",
                 "leaked: active allocation a3 of unknown job j9");
     }
+
+    @Test
+    void holdsThatOverlapInTimeAreFoundAndOnesThatFollowEachOtherAreNot() {
+        List<String> violations = new ArrayList<>();
+        Map<String, List<SchedulerKillIT.Held>> byThing = new java.util.TreeMap<>();
+        byThing.put("n0 GPU 0", new ArrayList<>(List.of(new SchedulerKillIT.Held("a1", 0, 100),
+                new SchedulerKillIT.Held("a2", 100, 200), new SchedulerKillIT.Held("a3", 150, Long.MAX_VALUE))));
+        byThing.put("n0 GPU 1 slice 3", new ArrayList<>(List.of(new SchedulerKillIT.Held("m1", 0, 50),
+                new SchedulerKillIT.Held("m2", 60, 70))));
+        SchedulerKillIT.overlaps(byThing, "held twice", violations);
+        assertThat(violations).singleElement().asString().contains("n0 GPU 0").contains("a2").contains("a3");
+    }
 }

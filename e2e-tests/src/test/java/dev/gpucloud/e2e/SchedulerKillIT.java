@@ -506,9 +506,27 @@ class SchedulerKillIT {
     }
 
     /** Per whole GPU, no two allocations (ended ones included) were ever held over overlapping intervals. */
+    /** One allocation's hold on a GPU or a slice: from its creation to its end (Long.MAX_VALUE: not ended). */
+    record Held(String id, long from, long to) {
+    }
+
+    /** Every pair of holds on one thing (a GPU, a slice) whose intervals overlap is a violation. */
+    static void overlaps(Map<String, List<Held>> byThing, String what, List<String> violations) {
+        byThing.forEach((thing, held) -> {
+            held.sort(java.util.Comparator.comparingLong(Held::from));
+            for (int i = 1; i < held.size(); i++) {
+                Held before = held.get(i - 1);
+                Held after = held.get(i);
+                if (after.from() < before.to()) {
+                    violations.add(what + ": " + thing + " held by " + before.id() + " until "
+                            + (before.to() == Long.MAX_VALUE ? "now" : java.time.Instant.ofEpochMilli(before.to()))
+                            + " and by " + after.id() + " from " + java.time.Instant.ofEpochMilli(after.from()));
+                }
+            }
+        });
+    }
+
     static void checkNoGpuHeldTwiceOverHistory(List<String> violations) throws SQLException {
-        record Held(String id, long from, long to) {
-        }
         Map<String, List<Held>> byGpu = new TreeMap<>();
         try (Connection c = db(SCHEMA); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
                 "select id, node_id, gpu_indices, created_at, ended_at from allocations"
@@ -523,18 +541,7 @@ class SchedulerKillIT {
                 }
             }
         }
-        byGpu.forEach((gpu, held) -> {
-            held.sort(java.util.Comparator.comparingLong(Held::from));
-            for (int i = 1; i < held.size(); i++) {
-                Held before = held.get(i - 1);
-                Held after = held.get(i);
-                if (after.from() < before.to()) {
-                    violations.add("double-booked over time: " + gpu + " held by " + before.id() + " until "
-                            + (before.to() == Long.MAX_VALUE ? "now" : java.time.Instant.ofEpochMilli(before.to()))
-                            + " and by " + after.id() + " from " + java.time.Instant.ofEpochMilli(after.from()));
-                }
-            }
-        });
+        overlaps(byGpu, "double-booked over time", violations);
     }
 
     /**
@@ -542,8 +549,6 @@ class SchedulerKillIT {
      * intervals: a profile {@code <n>g.*} placed at start s holds slices s..s+n-1.
      */
     static void checkNoMigSliceHeldTwiceOverHistory(List<String> violations) throws SQLException {
-        record Held(String id, long from, long to) {
-        }
         Map<String, List<Held>> bySlice = new TreeMap<>();
         try (Connection c = db(SCHEMA); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
                 "select id, node_id, gpu_indices, mig_profile, mig_start, created_at, ended_at from allocations"
@@ -563,15 +568,7 @@ class SchedulerKillIT {
         if (bySlice.isEmpty()) {
             violations.add("no MIG allocation was made: the MIG part of the load did not run");
         }
-        bySlice.forEach((slice, held) -> {
-            held.sort(java.util.Comparator.comparingLong(Held::from));
-            for (int i = 1; i < held.size(); i++) {
-                if (held.get(i).from() < held.get(i - 1).to()) {
-                    violations.add("MIG slice held twice over time: " + slice + " by " + held.get(i - 1).id() + " and "
-                            + held.get(i).id());
-                }
-            }
-        });
+        overlaps(bySlice, "MIG slice held twice over time", violations);
     }
 
     static void checkNoneLost(Load load, Map<String, Row> jobs, List<String> violations) {

@@ -234,17 +234,25 @@ public class SchedulerEngine {
      * database's caches are warm when it has to take over for real.
      */
     public Uni<Integer> rehearseTakeOver() {
+        return readOpenWork().map(open -> {
+            open.jobs().forEach(SchedulerEngine::readableSpec);
+            return open.held().size() + open.jobs().size();
+        });
+    }
+
+    /** What a takeover starts from: the allocations that hold GPUs, and the jobs not ended, in submission order. */
+    private record OpenWork(List<AllocationEntity> held, List<JobEntity> jobs) {
+    }
+
+    private Uni<OpenWork> readOpenWork() {
         return sessions.withSession(s -> s.createSelectionQuery(
                         "from AllocationEntity where state in ('STARTING', 'RUNNING')", AllocationEntity.class)
                 .getResultList()
-                .flatMap(allocs -> s.createSelectionQuery(
+                .flatMap(held -> s.createSelectionQuery(
                                 "from JobEntity where state not in :done order by submittedAt, id", JobEntity.class)
                         .setParameter("done", List.of(JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED))
                         .getResultList()
-                        .map(jobs -> {
-                            jobs.forEach(SchedulerEngine::readableSpec);
-                            return allocs.size() + jobs.size();
-                        })));
+                        .map(jobs -> new OpenWork(held, jobs))));
     }
 
     private void resetState() {
@@ -287,59 +295,53 @@ public class SchedulerEngine {
     /** Rebuilds memory from the database: held GPUs, running jobs and the queue, in submission order. */
     private Uni<String> restore() {
         List<String> unreadable = new ArrayList<>();
-        return sessions.withSession(s -> s.createSelectionQuery(
-                        "from AllocationEntity where state in ('STARTING', 'RUNNING')", AllocationEntity.class)
-                .getResultList()
-                .flatMap(allocs -> s.createSelectionQuery(
-                                "from JobEntity where state not in :done order by submittedAt, id", JobEntity.class)
-                        .setParameter("done", List.of(JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED))
-                        .getResultList()
-                        .map(jobs -> {
-                            Map<String, JobEntity> byId = new HashMap<>();
-                            jobs.forEach(j -> byId.put(j.id, j));
-                            Map<String, List<AllocationEntity>> byJob = new HashMap<>();
-                            for (AllocationEntity a : allocs) {
-                                JobEntity job = byId.get(a.jobId);
-                                fleet.reserve(toAssignment(a, job == null ? "" : job.tenant));
-                                if (AllocationEntity.RUNNING.equals(a.state)) {
-                                    started.add(a.id);
-                                }
-                                byJob.computeIfAbsent(a.jobId, k -> new ArrayList<>()).add(a);
-                            }
-                            int queued = 0;
-                            for (JobEntity job : jobs) {
-                                if (readableSpec(job) == null) {
-                                    unreadable.add(job.id); // failed once restored; the rest comes back as it was
-                                    continue;
-                                }
-                                if (job.state == JobState.PENDING) {
-                                    QueuedJob entry = queued(job, specOf(job));
-                                    queue.enqueue(entry);
-                                    fragmentation.observe(entry.request());
-                                    queued++;
-                                } else {
-                                    List<AllocationEntity> mine = byJob.getOrDefault(job.id, List.of()).stream()
-                                            .filter(a -> a.attempt == job.attempt).toList();
-                                    track(job, specOf(job), mine);
-                                    if (job.state == JobState.CHECKPOINTING) {
-                                        // asked to checkpoint before the restart: stop it once it has, or soon
-                                        stopping.put(job.id, new Stop("asked to checkpoint before the scheduler"
-                                                + " restarted", System.currentTimeMillis()
-                                                + config.preemptionGrace().toMillis(), null));
-                                    }
-                                }
-                            }
-                            return allocs.size() + " held allocation(s), " + running.size() + " running and "
-                                    + queued + " queued job(s)" + (unreadable.isEmpty() ? ""
-                                            : "; " + unreadable.size() + " job(s) with an unreadable spec to fail");
-                        })))
-                .call(() -> {
-                    Uni<Void> chain = Uni.createFrom().voidItem();
-                    for (String id : unreadable) {
-                        chain = chain.call(() -> failJob(id, "its stored spec cannot be read"));
+        return readOpenWork().map(open -> {
+            List<AllocationEntity> allocs = open.held();
+            List<JobEntity> jobs = open.jobs();
+            Map<String, JobEntity> byId = new HashMap<>();
+            jobs.forEach(j -> byId.put(j.id, j));
+            Map<String, List<AllocationEntity>> byJob = new HashMap<>();
+            for (AllocationEntity a : allocs) {
+                JobEntity job = byId.get(a.jobId);
+                fleet.reserve(toAssignment(a, job == null ? "" : job.tenant));
+                if (AllocationEntity.RUNNING.equals(a.state)) {
+                    started.add(a.id);
+                }
+                byJob.computeIfAbsent(a.jobId, k -> new ArrayList<>()).add(a);
+            }
+            int queued = 0;
+            for (JobEntity job : jobs) {
+                if (readableSpec(job) == null) {
+                    unreadable.add(job.id); // failed once restored; the rest comes back as it was
+                    continue;
+                }
+                if (job.state == JobState.PENDING) {
+                    QueuedJob entry = queued(job, specOf(job));
+                    queue.enqueue(entry);
+                    fragmentation.observe(entry.request());
+                    queued++;
+                } else {
+                    List<AllocationEntity> mine = byJob.getOrDefault(job.id, List.of()).stream()
+                            .filter(a -> a.attempt == job.attempt).toList();
+                    track(job, specOf(job), mine);
+                    if (job.state == JobState.CHECKPOINTING) {
+                        // asked to checkpoint before the restart: stop it once it has, or soon
+                        stopping.put(job.id, new Stop("asked to checkpoint before the scheduler"
+                                + " restarted", System.currentTimeMillis()
+                                + config.preemptionGrace().toMillis(), null));
                     }
-                    return chain;
-                });
+                }
+            }
+            return allocs.size() + " held allocation(s), " + running.size() + " running and "
+                    + queued + " queued job(s)" + (unreadable.isEmpty() ? ""
+                            : "; " + unreadable.size() + " job(s) with an unreadable spec to fail");
+        }).call(() -> {
+            Uni<Void> chain = Uni.createFrom().voidItem();
+            for (String id : unreadable) {
+                chain = chain.call(() -> failJob(id, "its stored spec cannot be read"));
+            }
+            return chain;
+        });
     }
 
     // ---------------------------------------------------------------- API operations
