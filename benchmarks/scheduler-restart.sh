@@ -13,7 +13,7 @@
 #     instance of leader election (it takes the lease at start, and takes its own lease back at once
 #     after a restart);
 #   - node agents simulating BENCH_HOSTS a100x8 hosts (enough for BENCH_ALLOCATIONS 1-GPU jobs plus
-#     BENCH_FREE_HOSTS empty ones for the probe), at most BENCH_HOSTS_PER_AGENT each, each with its own
+#     BENCH_FREE_HOSTS empty ones for the probe), at most BENCH_HOSTS_PER_AGENT each (split evenly), each with its own
 #     gpucloud.agent.id and node prefix; telemetry every 15 s, inventory every hour.
 # Then dev.gpucloud.bench.SchedulerRestart fills the fleet with BENCH_ALLOCATIONS 1-GPU jobs of
 # 'sleep BENCH_RUN_SECONDS' and waits until they all RUN; for each round in ROUNDS it stops the
@@ -137,7 +137,7 @@ start_scheduler
 say "starting $AGENTS agent(s) for $HOSTS a100x8 hosts ($ALLOCATIONS running jobs + the rest free), node prefix b$ID-"
 left="$HOSTS"
 for ((a = 0; a < AGENTS; a++)); do
-  n=$(( left < PER_AGENT ? left : PER_AGENT )); left=$((left - n))
+  n=$(( (left + AGENTS - a - 1) / (AGENTS - a) )); left=$((left - n))   # as even as it divides
   mkdir -p "$RUN/agent-state/$a"
   nohup java -Xmx768m -Dquarkus.http.port=$((AGENT_PORT + a)) -Dkafka.bootstrap.servers="$BOOTSTRAP" \
     -Dgpucloud.agent.id="bench-$ID-$a" -Dgpucloud.agent.sim.node-prefix="b$ID-$a" \
@@ -147,6 +147,11 @@ for ((a = 0; a < AGENTS; a++)); do
     -jar "$AGENT_JAR" >"$RUN/logs/agent-$a.log" 2>&1 &
   PIDS+=($!)
   say "  agent $a: $n hosts on :$((AGENT_PORT + a))"
+done
+
+AGENT_METRICS=
+for ((a = 0; a < AGENTS; a++)); do
+  AGENT_METRICS="$AGENT_METRICS${AGENT_METRICS:+,}http://localhost:$((AGENT_PORT + a))/q/metrics"
 done
 
 wait_ready() { # name port log
@@ -191,7 +196,7 @@ for round in $ROUNDS; do
   drive probe --bootstrap "$BOOTSTRAP" --tenant "$TENANT" --probe-tenant "probe-$ID" --label "$label" \
     --signal "$round" --running-before "$before" --kill-ms "$kill_ms" --exited-ms "$exited_ms" --start-ms "$START_MS" \
     --ready-url "http://localhost:$SCHEDULER_PORT/q/health/ready" --log "$SCHEDULER_LOG" \
-    --settle "${BENCH_SETTLE:-90}" --out "$RUN/round-$label.tsv"
+    --settle "${BENCH_SETTLE:-90}" --out "$RUN/round-$label.tsv" --agent-metrics "$AGENT_METRICS"
   say "load average after round $round: $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 

@@ -65,7 +65,8 @@ import java.util.regex.Pattern;
 public final class SchedulerRestart {
 
     private static final Pattern TOOK_OVER = Pattern.compile("took over in (\\d+) ms: (.*)");
-    private static final Pattern LEADS = Pattern.compile("^(\\d\\d:\\d\\d:\\d\\d\\.\\d\\d\\d) .* leads now \\(epoch");
+    private static final Pattern LOG_TIME = Pattern.compile("^(\\d\\d:\\d\\d:\\d\\d\\.\\d\\d\\d) ");
+    private static final Pattern SHED = Pattern.compile("(?m)^gpucloud_agent_telemetry_shed_total(?:\\{[^}]*\\})? ([0-9.eE+]+)$");
 
     private final Map<String, String> o;
     private final ManagedChannel channel;
@@ -84,7 +85,7 @@ public final class SchedulerRestart {
                              [--fill-timeout 1800]
                            SchedulerRestart probe --target H:P --bootstrap H:P --tenant T --probe-tenant T2 --jdbc URL
                              --kill-ms MS --exited-ms MS --start-ms MS --ready-url URL --log FILE --label L
-                             [--signal KILL] [--running-before N] [--settle 90] [--out FILE]""");
+                             [--signal KILL] [--running-before N] [--settle 90] [--out FILE] [--agent-metrics URL,URL]""");
             System.exit(2);
         }
         Map<String, String> m = new HashMap<>();
@@ -288,7 +289,8 @@ public final class SchedulerRestart {
             String log = Files.readString(Path.of(opt("log")), StandardCharsets.UTF_8);
             Matcher took = TOOK_OVER.matcher(log);
             boolean tookOver = took.find();
-            Long leadsMs = leadsAt(log, killMs);
+            Long leadsMs = firstLineAt(log, " leads now (epoch", killMs);
+            List<Long> joins = linesAt(log, " joined: ", killMs);
 
             row(rows, "stop signal", "SIG" + opt("signal", "KILL"));
             row(rows, "allocations RUNNING at the stop", opt("running-before", "?"));
@@ -296,6 +298,9 @@ public final class SchedulerRestart {
             row(rows, "new process start -> ready (/q/health/ready 200)", readyMs.get() == 0 ? "not in 300 s"
                     : ms(readyMs.get() - startMs));
             row(rows, "new process start -> leads (log)", leadsMs == null ? "not found" : ms(leadsMs - startMs));
+            row(rows, "new process start -> hosts re-read from gpu.inventory (log 'joined')", joins.isEmpty() ? "none"
+                    : joins.size() + " hosts, the first after " + ms(joins.get(0) - startMs) + ", the last after "
+                            + ms(joins.get(joins.size() - 1) - startMs));
             row(rows, "takeover: state rebuilt (log 'took over in')", tookOver ? took.group(1) + " ms" : "not found");
             row(rows, "restored (log)", tookOver ? took.group(2) : "not found");
             row(rows, "stop -> probe accepted", ms(acceptedMs - killMs) + " (" + sum(refusals) + " refused tries: "
@@ -317,6 +322,8 @@ public final class SchedulerRestart {
             row(rows, "job.events of the tenant since the stop", RestartAftermath.counts(after.jobEvents()));
             row(rows, "allocation.events of the tenant's jobs since the stop",
                     RestartAftermath.counts(after.allocationEvents()));
+            row(rows, "log: allocations lost (host silent / not re-read)", lostReasons(log));
+            row(rows, "agents' telemetry samples shed (cumulative)", shed(opt("agent-metrics", "")));
             if (!after.disturbed().isEmpty()) {
                 row(rows, "  some disturbed jobs", String.join(" ", after.disturbed().stream().sorted().limit(5).toList()));
             }
@@ -355,25 +362,75 @@ public final class SchedulerRestart {
         return 0;
     }
 
-    /** The wall-clock time of the log's "leads now" line (HH:mm:ss.SSS, this machine's zone), near {@code nearMs}. */
-    private static Long leadsAt(String log, long nearMs) {
+    /** The wall-clock time of the first log line containing {@code text}, or null. */
+    private static Long firstLineAt(String log, String text, long nearMs) {
+        List<Long> at = linesAt(log, text, nearMs);
+        return at.isEmpty() ? null : at.get(0);
+    }
+
+    /** The wall-clock times of the log lines containing {@code text}, in order. */
+    private static List<Long> linesAt(String log, String text, long nearMs) {
+        List<Long> times = new ArrayList<>();
         for (String line : log.split("\n")) {
-            Matcher m = LEADS.matcher(line);
-            if (m.find()) {
-                LocalTime t = LocalTime.parse(m.group(1));
-                ZoneId zone = ZoneId.systemDefault();
-                LocalDate day = java.time.Instant.ofEpochMilli(nearMs).atZone(zone).toLocalDate();
-                long best = Long.MAX_VALUE;
-                for (int d = -1; d <= 1; d++) { // the day that puts it closest to the kill, should midnight fall between
-                    long at = t.atDate(day.plusDays(d)).atZone(zone).toInstant().toEpochMilli();
-                    if (Math.abs(at - nearMs) < Math.abs(best - nearMs)) {
-                        best = at;
-                    }
+            if (line.contains(text)) {
+                Matcher m = LOG_TIME.matcher(line);
+                if (m.find()) {
+                    times.add(wallClock(LocalTime.parse(m.group(1)), nearMs));
                 }
-                return best;
             }
         }
-        return null;
+        return times;
+    }
+
+    /** A log time of day (this machine's zone) as wall-clock millis, on the day that puts it nearest {@code nearMs}. */
+    private static long wallClock(LocalTime t, long nearMs) {
+        ZoneId zone = ZoneId.systemDefault();
+        LocalDate day = java.time.Instant.ofEpochMilli(nearMs).atZone(zone).toLocalDate();
+        long best = Long.MAX_VALUE;
+        for (int d = -1; d <= 1; d++) { // should midnight fall between
+            long at = t.atDate(day.plusDays(d)).atZone(zone).toInstant().toEpochMilli();
+            if (Math.abs(at - nearMs) < Math.abs(best - nearMs)) {
+                best = at;
+            }
+        }
+        return best;
+    }
+
+    /** The scheduler log's "was lost (...)" lines, counted by kind of reason. */
+    private static String lostReasons(String log) {
+        Map<String, Integer> reasons = new java.util.TreeMap<>();
+        for (String line : log.split("\n")) {
+            if (line.contains(" was lost (")) {
+                String kind = line.contains("has not reported since the scheduler began") ? "host not yet re-read"
+                        : line.contains("nothing heard since the scheduler began") ? "host not heard since the start"
+                        : line.contains(" silent for ") ? "host silent" : "other";
+                reasons.merge(kind, 1, Integer::sum);
+            }
+        }
+        return RestartAftermath.counts(reasons);
+    }
+
+    /** The sum of gpucloud_agent_telemetry_shed_total over the agents' /q/metrics URLs (comma-separated). */
+    private static String shed(String urls) {
+        if (urls.isBlank()) {
+            return "?";
+        }
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        List<String> each = new ArrayList<>();
+        long total = 0;
+        for (String url : urls.split(",")) {
+            try {
+                String body = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
+                        HttpResponse.BodyHandlers.ofString()).body();
+                Matcher m = SHED.matcher(body);
+                long n = m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
+                total += n;
+                each.add(String.valueOf(n));
+            } catch (IOException | InterruptedException e) {
+                each.add("?");
+            }
+        }
+        return total + " (" + String.join(" + ", each) + ")";
     }
 
     private static Long probeAllocationCreated(Connection db, String jobId) throws SQLException {
