@@ -129,6 +129,7 @@ start_scheduler() {
     -Dgpucloud.scheduler.inputs-group="bench-$ID" -Dgpucloud.scheduler.inputs-member="bench-$ID-leader" \
     -jar "$SCHEDULER_JAR" >"$SCHEDULER_LOG" 2>&1 &
   SCHEDULER_PID=$!
+  disown "$SCHEDULER_PID" # no "Killed" notice from the shell: the kill is the point
 }
 
 say "starting the scheduler on :$SCHEDULER_PORT (schema $DB.$SCHEMA, broker $BOOTSTRAP)"
@@ -188,7 +189,6 @@ for round in $ROUNDS; do
   kill -"$round" "$SCHEDULER_PID"
   for _ in $(seq 1 1200); do alive "$SCHEDULER_PID" || break; sleep 0.05; done
   alive "$SCHEDULER_PID" && { say "  still running after 60 s: kill -9"; kill -9 "$SCHEDULER_PID"; sleep 0.5; }
-  wait "$SCHEDULER_PID" 2>/dev/null || true
   exited_ms="$(now_ms)"
   start_scheduler
   label="$(echo "$round" | tr 'A-Z' 'a-z')-$STARTS"

@@ -85,7 +85,8 @@ public final class SchedulerRestart {
                              [--fill-timeout 1800]
                            SchedulerRestart probe --target H:P --bootstrap H:P --tenant T --probe-tenant T2 --jdbc URL
                              --kill-ms MS --exited-ms MS --start-ms MS --ready-url URL --log FILE --label L
-                             [--signal KILL] [--running-before N] [--settle 90] [--out FILE] [--agent-metrics URL,URL]""");
+                             [--signal KILL] [--running-before N] [--settle 90] [--probe-timeout 300] [--out FILE]
+                             [--agent-metrics URL,URL]""");
             System.exit(2);
         }
         Map<String, String> m = new HashMap<>();
@@ -201,9 +202,25 @@ public final class SchedulerRestart {
     private void waitRunning(long want, long t0) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(integer("fill-timeout", 1800));
         long lastPrint = 0;
-        try (Connection db = connect()) {
+        Connection db = null;
+        try {
             while (true) {
-                long running = runningAllocations(db, opt("tenant"));
+                long running;
+                try {
+                    if (db == null) {
+                        db = connect();
+                    }
+                    running = runningAllocations(db, opt("tenant"));
+                } catch (SQLException e) { // the shared database restarted, say: ask again
+                    System.err.println("fill: could not count (" + e.getMessage() + "); asking again");
+                    closeQuietly(db);
+                    db = null;
+                    if (System.nanoTime() > deadline) {
+                        throw e;
+                    }
+                    Thread.sleep(2000);
+                    continue;
+                }
                 long now = System.nanoTime();
                 if (running >= want) {
                     System.out.printf(Locale.ROOT, "fill: %d allocations RUNNING %.1f s after the first submission%n",
@@ -220,6 +237,18 @@ public final class SchedulerRestart {
                 }
                 Thread.sleep(2000);
             }
+        } finally {
+            closeQuietly(db);
+        }
+    }
+
+    private static void closeQuietly(Connection db) {
+        try {
+            if (db != null) {
+                db.close();
+            }
+        } catch (SQLException e) {
+            // already gone
         }
     }
 
@@ -255,30 +284,30 @@ public final class SchedulerRestart {
                 Thread.sleep(100);
             }
         }
+        // Until it leaves PENDING, or --probe-timeout after the stop: a scheduler that does not place is a finding too.
+        long placeBy = killMs + TimeUnit.SECONDS.toMillis(integer("probe-timeout", 300));
         Job placed = null;
+        Job last = null;
         long placedSeenMs = 0;
-        while (placed == null) {
+        while (placed == null && System.currentTimeMillis() < placeBy) {
             try {
-                Job j = jobs.withDeadlineAfter(5, TimeUnit.SECONDS).getJob(GetJobRequest.newBuilder().setJobId(jobId).build());
-                if (j.getState() != JobState.PENDING && j.getState() != JobState.JOB_STATE_UNSPECIFIED) {
-                    placed = j;
+                last = jobs.withDeadlineAfter(5, TimeUnit.SECONDS).getJob(GetJobRequest.newBuilder().setJobId(jobId).build());
+                if (last.getState() != JobState.PENDING && last.getState() != JobState.JOB_STATE_UNSPECIFIED) {
+                    placed = last;
                     placedSeenMs = System.currentTimeMillis();
                 }
             } catch (StatusRuntimeException e) {
                 // a moment of the restart; ask again
             }
             if (placed == null) {
-                if (System.currentTimeMillis() > giveUp) {
-                    throw new IllegalStateException("the probe " + jobId + " was not placed in 300 s");
-                }
                 Thread.sleep(50);
             }
         }
         readiness.join(TimeUnit.MINUTES.toMillis(5));
 
         int settle = integer("settle", 90);
-        System.out.printf(Locale.ROOT, "%s: probe %s placed; letting the system settle for %d s%n", opt("label"), jobId,
-                settle);
+        System.out.printf(Locale.ROOT, "%s: probe %s %s; letting the system settle for %d s%n", opt("label"), jobId,
+                placed != null ? "placed" : "NOT placed by the probe timeout", settle);
         Thread.sleep(TimeUnit.SECONDS.toMillis(settle));
 
         List<String[]> rows = new ArrayList<>();
@@ -306,10 +335,15 @@ public final class SchedulerRestart {
             row(rows, "stop -> probe accepted", ms(acceptedMs - killMs) + " (" + sum(refusals) + " refused tries: "
                     + RestartAftermath.counts(refusals) + ")");
             row(rows, "stop -> probe placed (allocation created)", createdMs == null ? "?" : ms(createdMs - killMs));
-            row(rows, "stop -> probe seen " + placed.getState().name() + " by GetJob",
-                    ms(placedSeenMs - killMs));
-            row(rows, "probe placed on", placed.getPlacementCount() == 0 ? "?" : placed.getPlacement(0).getNodeId());
-            row(rows, "settled for", settle + " s after the probe was placed");
+            if (placed != null) {
+                row(rows, "stop -> probe seen " + placed.getState().name() + " by GetJob", ms(placedSeenMs - killMs));
+                row(rows, "probe placed on", placed.getPlacementCount() == 0 ? "?" : placed.getPlacement(0).getNodeId());
+            } else {
+                row(rows, "stop -> probe seen placed by GetJob", "NOT placed " + ms(placeBy - killMs) + " after the stop"
+                        + (last == null ? "" : " (" + last.getState().name() + ": " + last.getReason() + ")"));
+                row(rows, "probe placed on", "-");
+            }
+            row(rows, "settled for", settle + " s after the probe was " + (placed != null ? "placed" : "given up on"));
             row(rows, "jobs of the tenant / allocations RUNNING now", after.jobs() + " / " + runningNow);
             row(rows, "DISTURBED jobs (not RUNNING, attempt > 1, allocation ended, or STOP)",
                     String.valueOf(after.disturbed().size()));
@@ -324,6 +358,7 @@ public final class SchedulerRestart {
                     RestartAftermath.counts(after.allocationEvents()));
             row(rows, "log: allocations lost (host silent / not re-read)", lostReasons(log));
             row(rows, "agents' telemetry samples shed (cumulative)", shed(opt("agent-metrics", "")));
+            row(rows, "PostgreSQL restarted during the round (by something else)", postgresRestartedSince(db, killMs));
             if (!after.disturbed().isEmpty()) {
                 row(rows, "  some disturbed jobs", String.join(" ", after.disturbed().stream().sorted().limit(5).toList()));
             }
@@ -440,6 +475,17 @@ public final class SchedulerRestart {
                 Timestamp t = r.next() ? r.getTimestamp(1) : null;
                 return t == null ? null : t.getTime();
             }
+        }
+    }
+
+    /** Whether the database server started after {@code sinceMs}: the shared PostgreSQL restarted under the round. */
+    private static String postgresRestartedSince(Connection db, long sinceMs) throws SQLException {
+        try (PreparedStatement q = db.prepareStatement("select pg_postmaster_start_time()");
+                ResultSet r = q.executeQuery()) {
+            r.next();
+            Timestamp started = r.getTimestamp(1);
+            return started.getTime() > sinceMs ? "YES, at " + started.toInstant() + ": the figures are not the restart's alone"
+                    : "no";
         }
     }
 
