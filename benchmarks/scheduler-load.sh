@@ -11,7 +11,7 @@
 #     (BENCH_KAFKA=shared uses localhost:9092 instead, with private consumer groups);
 #   - the scheduler-service jar on BENCH_SCHEDULER_PORT (18181), against the shared PostgreSQL in a
 #     schema of its own in gpucloud_scheduler_test (created by Flyway, dropped at the end);
-#   - one node agent simulating BENCH_HOSTS (1000, the most one agent may describe) a100x8 hosts;
+#   - one node agent simulating BENCH_HOSTS (1000) a100x8 hosts;
 # then runs dev.gpucloud.bench.SchedulerLoad from benchmarks/target/benchmarks.jar and prints the
 # figures. Everything it started is stopped by pid on exit.
 #

@@ -87,7 +87,7 @@ class SchedulerKillIT {
     static final int KAFKA = 18282;
     static final int KAFKA_CONTROLLER = 18283;
     static final int AGENT = 18284;
-    /** Whole-GPU a100x8 hosts ({@code -Dgpucloud.killtest.hosts}, at most 1,000), plus two in MIG mode. */
+    /** Whole-GPU a100x8 hosts ({@code -Dgpucloud.killtest.hosts}), plus two in MIG mode. */
     static final int HOSTS = Integer.getInteger("gpucloud.killtest.hosts", 16);
     static final int MIG_HOSTS = 2;
     static final int MAX_JOBS = 160;

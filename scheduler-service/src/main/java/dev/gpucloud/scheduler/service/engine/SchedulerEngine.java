@@ -595,6 +595,10 @@ public class SchedulerEngine {
             Instant seen = inventory.observedAt().isAfter(now) ? now : inventory.observedAt();
             warnIfRdmaPortsDown(inventory);
             List<Assignment> displaced = fleet.upsert(inventory, seen.toEpochMilli());
+            Heard early = heard.get(inventory.nodeId());
+            if (early != null) { // telemetry that came before this inventory record: the host was alive then
+                fleet.heard(inventory.nodeId(), early.at().toEpochMilli());
+            }
             if (isNew) {
                 LOG.infof("host %s joined: %d x %s, %s, fabric %s", inventory.nodeId(), inventory.gpus().size(),
                         inventory.gpus().isEmpty() ? "no GPU" : inventory.gpus().get(0).model(),
@@ -632,11 +636,17 @@ public class SchedulerEngine {
     }
 
     private Uni<Void> lose(Changes changes, List<String> allocationIds, String why) {
-        Uni<Void> chain = Uni.createFrom().voidItem();
-        for (String id : allocationIds) {
-            chain = chain.call(() -> allocationEnded(changes, id, AllocationEntity.LOST, null, why));
-        }
-        return chain;
+        return inTurn(allocationIds, id -> allocationEnded(changes, id, AllocationEntity.LOST, null, why));
+    }
+
+    /**
+     * Runs {@code step} for each item, one after another, without nesting one Uni in the next: a chain of a
+     * thousand nested calls (a host-lost sweep over a big fleet) overflows the stack when subscribed.
+     */
+    private static <T> Uni<Void> inTurn(java.util.Collection<T> items, Function<T, Uni<Void>> step) {
+        return io.smallrye.mutiny.Multi.createFrom().<T>iterable(items)
+                .onItem().transformToUniAndConcatenate(item -> step.apply(item))
+                .collect().asList().replaceWithVoid();
     }
 
     /**
@@ -655,12 +665,16 @@ public class SchedulerEngine {
 
     private void applyLiveness() {
         for (String nodeId : List.copyOf(heard.keySet())) {
-            Heard h = heard.remove(nodeId);
-            if (h != null) {
-                fleet.heard(nodeId, h.at().toEpochMilli());
-                if (h.running() != null) {
-                    reconciler.report(nodeId, h.at().toEpochMilli(), h.running());
-                }
+            Heard h = heard.get(nodeId);
+            if (h == null || fleet.node(nodeId).isEmpty()) {
+                // heard before its inventory was read (after a start, gpu.inventory is read from its beginning
+                // while telemetry flows): kept until the host is known, or that word of life would be lost
+                continue;
+            }
+            heard.remove(nodeId, h); // a newer word that came meanwhile stays for the next time
+            fleet.heard(nodeId, h.at().toEpochMilli());
+            if (h.running() != null) {
+                reconciler.report(nodeId, h.at().toEpochMilli(), h.running());
             }
         }
     }
@@ -1151,11 +1165,8 @@ public class SchedulerEngine {
                         Instant.ofEpochMilli(liveness.listeningSinceMillis()));
             }
         }
-        Uni<Void> chain = Uni.createFrom().voidItem();
-        for (Map.Entry<String, String> e : lost.entrySet()) {
-            chain = chain.call(() -> allocationEnded(changes, e.getKey(), AllocationEntity.LOST, null, e.getValue()));
-        }
-        return chain;
+        return inTurn(lost.entrySet(), e -> allocationEnded(changes, e.getKey(), AllocationEntity.LOST, null,
+                e.getValue()));
     }
 
     private Uni<Void> expireCheckpoints(Changes changes, long now) {
