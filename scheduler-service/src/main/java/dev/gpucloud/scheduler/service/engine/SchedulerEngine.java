@@ -82,6 +82,8 @@ import org.jboss.logging.Logger;
 public class SchedulerEngine {
 
     private static final Logger LOG = Logger.getLogger(SchedulerEngine.class);
+    /** How soon a pass that failed on the database is tried again. */
+    private static final long PASS_RETRY_MILLIS = 1000;
 
     private final Mutiny.SessionFactory sessions;
     private final SerialExecutor serial;
@@ -89,6 +91,7 @@ public class SchedulerEngine {
     private final JobWatchers watchers;
     private final SchedulerConfig config;
     private final LeaderState leader;
+    private volatile Vertx vertx;
     private final Fleet fleet = new Fleet();
     private final PlacementFramework framework;
     private final SchedulingPass pass;
@@ -175,6 +178,7 @@ public class SchedulerEngine {
     }
 
     void onStart(@Observes StartupEvent event, Vertx vertx) {
+        this.vertx = vertx;
         // hosts are heard from now on: nothing from before this start counts as their silence
         liveness.listeningSince(System.currentTimeMillis());
         vertx.setPeriodic(config.outboxRetryInterval().toMillis(), id -> publishOutbox());
@@ -1571,8 +1575,20 @@ public class SchedulerEngine {
                     lastPassFailure = DatabaseFailures.clip(f);
                     pendingJobs = Math.max(pendingJobs, 1);
                     LOG.warn("scheduling pass failed; the next one retries", f);
+                    retrySoon(f);
                     return null;
                 });
+    }
+
+    /**
+     * A pass that failed on the database (a restart, a dropped connection) is tried again a second later,
+     * not at the next reschedule interval: what waited for it should not wait ten seconds more.
+     */
+    private void retrySoon(Throwable failure) {
+        Vertx v = vertx;
+        if (v != null && leader.leads() && DatabaseFailures.isTransient(failure)) {
+            v.setTimer(PASS_RETRY_MILLIS, id -> scheduleSoon().subscribe().with(x -> { }));
+        }
     }
 
     private void publishOutbox() {
