@@ -668,11 +668,19 @@ public class SchedulerEngine {
     }
 
     private void applyLiveness() {
+        long forgetBefore = System.currentTimeMillis() - config.hostLostTimeout().toMillis();
         for (String nodeId : List.copyOf(heard.keySet())) {
             Heard h = heard.get(nodeId);
-            if (h == null || fleet.node(nodeId).isEmpty()) {
+            if (h == null) {
+                continue;
+            }
+            if (fleet.node(nodeId).isEmpty()) {
                 // heard before its inventory was read (after a start, gpu.inventory is read from its beginning
-                // while telemetry flows): kept until the host is known, or that word of life would be lost
+                // while telemetry flows): kept until the host is known, or that word of life would be lost;
+                // a key no inventory names within host-lost-timeout is forgotten, so stray keys cannot pile up
+                if (h.at().toEpochMilli() < forgetBefore) {
+                    heard.remove(nodeId, h);
+                }
                 continue;
             }
             heard.remove(nodeId, h); // a newer word that came meanwhile stays for the next time
