@@ -90,6 +90,13 @@ class SchedulerKillIT {
     /** Whole-GPU a100x8 hosts ({@code -Dgpucloud.killtest.hosts}), plus two in MIG mode. */
     static final int HOSTS = Integer.getInteger("gpucloud.killtest.hosts", 16);
     static final int MIG_HOSTS = 2;
+    /**
+     * One H100 host that only the probes ask for. The load keeps the A100s nearly full, and backfill keeps a
+     * queued job off GPUs reserved for the head of the queue, so a probe placed on the A100s would measure
+     * the queue, not the scheduler's return after a fault.
+     */
+    static final String PROBE_MODEL = "H100-SXM5-80GB";
+    static final String LOAD_MODEL = "A100-SXM4-40GB";
     static final int MAX_JOBS = 160;
     /**
      * The kinds of fault: kill -9, SIGTERM and SIGSTOP (past its lease, then SIGCONT) of the leader of the
@@ -165,7 +172,7 @@ class SchedulerKillIT {
                 "-Dgpucloud.agent.id=killtest-" + RUN_ID,
                 "-Dgpucloud.agent.inventory-interval=30m", // gpu.inventory grows stale: liveness must not read it as silence
                 "-Dgpucloud.agent.sim.node-prefix=" + NODE_PREFIX,
-                "-Dgpucloud.agent.sim.fleet=a100x8:" + HOSTS + ",a100x8-mig:" + MIG_HOSTS,
+                "-Dgpucloud.agent.sim.fleet=a100x8:" + HOSTS + ",a100x8-mig:" + MIG_HOSTS + ",h100x8:1",
                 "-Dgpucloud.agent.spool.dir=" + RUN_DIR.resolve("agent-spool"),
                 "-Dkafka.bootstrap.servers=localhost:" + KAFKA),
                 AGENT_APP.resolve("quarkus-run.jar"));
@@ -411,7 +418,9 @@ class SchedulerKillIT {
 
         private static JobSpec shape(Random random) {
             int roll = random.nextInt(100);
-            JobSpec.Builder spec = JobSpec.newBuilder().addCommand("sleep").addCommand(String.valueOf(2 + random.nextInt(4)));
+            JobSpec.Builder spec = JobSpec.newBuilder().addCommand("sleep").addCommand(String.valueOf(2 + random.nextInt(4)))
+                    .addGpuModels(LOAD_MODEL); // the H100 host is the probes'
+
             if (roll < 50) {
                 return spec.setName("one-gpu").setWorkers(1).setGpusPerWorker(1).build();
             }
@@ -452,7 +461,8 @@ class SchedulerKillIT {
 
     /** A job long enough to be running at every restart of the test: it must run once, undisturbed, and succeed. */
     static String submitLongJob() {
-        JobSpec spec = JobSpec.newBuilder().setName("long-runner").setWorkers(1).setGpusPerWorker(1).addCommand("sleep")
+        JobSpec spec = JobSpec.newBuilder().setName("long-runner").setWorkers(1).setGpusPerWorker(1).addGpuModels(LOAD_MODEL)
+                .addCommand("sleep")
                 .addCommand(String.valueOf(40 + 25 * FAULT_COUNT)).build();
         String jobId = jobService().withDeadlineAfter(20, TimeUnit.SECONDS)
                 .submitJob(SubmitJobRequest.newBuilder().setTenant(TENANT).setClientRequestId(TENANT + "-long")
@@ -890,9 +900,11 @@ class SchedulerKillIT {
 
         @Override
         public void run() {
-            SubmitJobRequest request = SubmitJobRequest.newBuilder().setTenant(TENANT)
+            // its own tenant and its own host: the load's queue is neither in front of it nor in its way
+            SubmitJobRequest request = SubmitJobRequest.newBuilder().setTenant(TENANT + "-probe")
                     .setClientRequestId(TENANT + "-probe-" + fault).setSpec(JobSpec.newBuilder().setName("probe")
-                            .setWorkers(1).setGpusPerWorker(1).addCommand("sleep").addCommand("1"))
+                            .setWorkers(1).setGpusPerWorker(1).addGpuModels(PROBE_MODEL)
+                            .addCommand("sleep").addCommand("1"))
                     .build();
             long deadline = from + TimeUnit.SECONDS.toNanos(90);
             String jobId = null;
@@ -964,12 +976,12 @@ class SchedulerKillIT {
             long known = cluster.withDeadlineAfter(10, TimeUnit.SECONDS).listNodes(ListNodesRequest.getDefaultInstance())
                     .getNodesList().stream().filter(n -> n.getNodeId().startsWith(NODE_PREFIX + "-") && n.getHealthy())
                     .count();
-            if (known >= HOSTS) {
+            if (known >= HOSTS + MIG_HOSTS + 1) { // the probes' H100 too
                 return;
             }
             sleep(500);
         }
-        throw new IllegalStateException("the scheduler did not see the " + HOSTS + " simulated hosts in 90 s");
+        throw new IllegalStateException("the scheduler did not see the " + (HOSTS + MIG_HOSTS + 1) + " simulated hosts in 90 s");
     }
 
     static void stop(Process process) throws InterruptedException {
