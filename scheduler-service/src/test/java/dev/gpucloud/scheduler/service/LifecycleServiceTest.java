@@ -67,6 +67,9 @@ class LifecycleServiceTest {
     @TestHTTPResource("/")
     URL url;
 
+    @jakarta.inject.Inject
+    dev.gpucloud.scheduler.service.engine.SchedulerEngine engine;
+
     ManagedChannel channel;
     JobServiceGrpc.JobServiceBlockingStub jobs;
     TestKafka kafka;
@@ -376,6 +379,39 @@ class LifecycleServiceTest {
         assertThat(requeued.resumeFrom()).isEqualTo("/ckpt/" + low + "/1");
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(job(low).getReason())
                 .startsWith("pending: ").contains("(requeued: preempted by " + high));
+        report(lowStart, AllocationEventType.EXITED, 143, null);
+        NodeCommand highStart = nextCommand(node);
+        assertThat(highStart.type()).isEqualTo(NodeCommandType.START);
+        assertThat(highStart.jobId()).isEqualTo(high);
+    }
+
+    /**
+     * A takeover replays the rows the live scheduler wrote, so a job asked to checkpoint keeps the request it
+     * was given (its reason, deadline and preemptor), not a new one made up at the restart.
+     */
+    @Test
+    void aPreemptedJobKeepsItsStopRequestAcrossATakeover() {
+        String node = "takeover-" + model;
+        join(host(node, 8, CapacityType.ON_DEMAND, null, false));
+        String low = submit(spec(8).setPriority(PriorityClass.PRIORITY_LOW));
+        NodeCommand lowStart = nextCommand(node);
+        report(lowStart, AllocationEventType.STARTED, null, null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(low).getState() == JobState.RUNNING);
+        String high = submit(spec(8).setPriority(PriorityClass.PRIORITY_HIGH));
+        NodeCommand checkpoint = nextCommand(node);
+        assertThat(checkpoint.type()).isEqualTo(NodeCommandType.CHECKPOINT);
+
+        String restored = engine.takeOver().await().atMost(Duration.ofSeconds(30));
+        assertThat(restored).contains("held allocation(s)");
+
+        var events = kafka.tail(Topics.JOB_EVENTS.name());
+        report(lowStart, AllocationEventType.CHECKPOINT_SAVED, null, "/ckpt/" + low + "/1");
+        NodeCommand stop = nextCommand(node);
+        assertThat(stop.type()).isEqualTo(NodeCommandType.STOP);
+        var requeued = EventRecords.decode(Topics.JOB_EVENTS,
+                events.next(r -> r.key().equals(low), 1, Duration.ofSeconds(20)).get(0)).payload();
+        assertThat(requeued.reason()).contains("preempted by " + high).contains("after its checkpoint")
+                .doesNotContain("restarted");
         report(lowStart, AllocationEventType.EXITED, 143, null);
         NodeCommand highStart = nextCommand(node);
         assertThat(highStart.type()).isEqualTo(NodeCommandType.START);

@@ -36,6 +36,10 @@ import dev.gpucloud.scheduler.queue.QueuedJob;
 import dev.gpucloud.scheduler.queue.RunningJob;
 import dev.gpucloud.scheduler.queue.SchedulingPass;
 import dev.gpucloud.scheduler.queue.TenantQuota;
+import dev.gpucloud.scheduler.state.SchedulerState;
+import dev.gpucloud.scheduler.state.SchedulerState.AllocationRecord;
+import dev.gpucloud.scheduler.state.SchedulerState.JobRecord;
+import dev.gpucloud.scheduler.state.SchedulerState.Stop;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.leader.LeaderState;
 import dev.gpucloud.scheduler.service.leader.NotLeaderException;
@@ -95,18 +99,18 @@ public class SchedulerEngine {
     private final Fleet fleet = new Fleet();
     private final PlacementFramework framework;
     private final SchedulingPass pass;
-    private JobQueue queue;
+    /**
+     * Queue, running jobs, held GPUs and stop requests: changed only by replaying committed rows (see
+     * {@link Changes}), live and at a takeover alike.
+     */
+    private SchedulerState state;
     private final SpotPolicy spot;
     private final RetryPolicy retry;
     /** Learns the shapes of accepted jobs, so packing keeps room for what the cluster runs (FGD). */
     private final FragmentationGradientScore fragmentation = new FragmentationGradientScore(1000);
-    private final Map<String, RunningJob> running = new HashMap<>();
     private final Map<String, String> lastReason = new HashMap<>();
     /** Why a requeued job went back to the queue, kept in its pending reason until it is placed again. */
     private final Map<String, String> requeueNotes = new HashMap<>();
-    /** Jobs asked to checkpoint before they stop: why, until when, and for whom (a preemptor, or null). */
-    private final Map<String, Stop> stopping = new HashMap<>();
-    private final Set<String> preempting = new HashSet<>();
     /** The latest word from each host since the cluster model last took it in: when, and what it runs. */
     private final Map<String, Heard> heard = new ConcurrentHashMap<>();
     /** Loses allocations on evidence only; silence counts from when this instance began to listen. */
@@ -117,15 +121,10 @@ public class SchedulerEngine {
     private volatile long lastPassCompletedMillis = System.currentTimeMillis();
     private volatile int pendingJobs;
     private volatile String lastPassFailure;
-    /** The scheduler's allocations known to have started: any other its host reports running is taken as started. */
-    private final Set<String> started = new HashSet<>();
     private final java.util.concurrent.atomic.AtomicBoolean passQueued = new java.util.concurrent.atomic.AtomicBoolean();
     /** Submissions waiting for their group commit; guarded by itself, as is {@link #submitTurnQueued}. */
     private final java.util.ArrayDeque<Submission> submissions = new java.util.ArrayDeque<>();
     private boolean submitTurnQueued;
-
-    private record Stop(String reason, long deadlineMillis, String preemptor) {
-    }
 
     /** A host was heard at {@code at}; {@code running} is what its agent runs (null: the agent does not say). */
     private record Heard(Instant at, List<AllocationReport> running) {
@@ -149,7 +148,7 @@ public class SchedulerEngine {
         this.retry = new RetryPolicy(config.maxRetries(), Set.of(2, 126, 127));
         this.liveness = new HostLiveness(config.hostLostTimeout().toMillis(), System.currentTimeMillis());
         this.reconciler = new AllocationReconciler(config.reconcileGrace().toMillis());
-        this.queue = newQueue();
+        this.state = new SchedulerState(fleet, newQueue());
     }
 
     private JobQueue newQueue() {
@@ -263,13 +262,9 @@ public class SchedulerEngine {
         for (Assignment a : List.copyOf(fleet.assignments())) {
             fleet.unreserve(a.allocationId());
         }
-        queue = newQueue();
-        running.clear();
+        state = new SchedulerState(fleet, newQueue());
         lastReason.clear();
         requeueNotes.clear();
-        stopping.clear();
-        preempting.clear();
-        started.clear();
         preloaded = null;
         reconciler = new AllocationReconciler(config.reconcileGrace().toMillis());
         pendingJobs = 0;
@@ -296,7 +291,10 @@ public class SchedulerEngine {
                 .onFailure(DatabaseFailures::isFenced).transform(f -> leader.fenced(DatabaseFailures.clip(f)));
     }
 
-    /** Rebuilds memory from the database: held GPUs, running jobs and the queue, in submission order. */
+    /**
+     * Rebuilds memory from the database by replaying the open rows, through the same {@link SchedulerState#replay}
+     * the live path uses for each operation's rows: held GPUs, then running jobs and the queue in submission order.
+     */
     private Uni<String> restore() {
         List<String> unreadable = new ArrayList<>();
         return readOpenWork().map(open -> {
@@ -307,36 +305,24 @@ public class SchedulerEngine {
             Map<String, List<AllocationEntity>> byJob = new HashMap<>();
             for (AllocationEntity a : allocs) {
                 JobEntity job = byId.get(a.jobId);
-                fleet.reserve(toAssignment(a, job == null ? "" : job.tenant));
-                if (AllocationEntity.RUNNING.equals(a.state)) {
-                    started.add(a.id);
-                }
+                state.replay(allocationRecord(a, job == null ? "" : job.tenant));
                 byJob.computeIfAbsent(a.jobId, k -> new ArrayList<>()).add(a);
             }
             int queued = 0;
             for (JobEntity job : jobs) {
-                if (readableSpec(job) == null) {
+                JobSpec spec = readableSpec(job);
+                if (spec == null) {
                     unreadable.add(job.id); // failed once restored; the rest comes back as it was
                     continue;
                 }
-                if (job.state == JobState.PENDING) {
-                    QueuedJob entry = queued(job, specOf(job));
-                    queue.enqueue(entry);
-                    fragmentation.observe(entry.request());
+                JobRecord record = jobRecord(job, spec, byJob.getOrDefault(job.id, List.of()));
+                state.replay(record);
+                if (record instanceof JobRecord.Queued q) {
+                    fragmentation.observe(q.entry().request());
                     queued++;
-                } else {
-                    List<AllocationEntity> mine = byJob.getOrDefault(job.id, List.of()).stream()
-                            .filter(a -> a.attempt == job.attempt).toList();
-                    track(job, specOf(job), mine);
-                    if (job.state == JobState.CHECKPOINTING) {
-                        // asked to checkpoint before the restart: stop it once it has, or soon
-                        stopping.put(job.id, new Stop("asked to checkpoint before the scheduler"
-                                + " restarted", System.currentTimeMillis()
-                                + config.preemptionGrace().toMillis(), null));
-                    }
                 }
             }
-            return allocs.size() + " held allocation(s), " + running.size() + " running and "
+            return allocs.size() + " held allocation(s), " + state.running().size() + " running and "
                     + queued + " queued job(s)" + (unreadable.isEmpty() ? ""
                             : "; " + unreadable.size() + " job(s) with an unreadable spec to fail");
         }).call(() -> {
@@ -441,10 +427,9 @@ public class SchedulerEngine {
                         earlier.put(key, job); // a repeat later in this group is a duplicate of it
                         accepted.add(job);
                         outcome.put(sub, job);
-                        QueuedJob entry = queued(job, sub.spec());
-                        changes.queued.add(entry);
-                        fragmentation.observe(entry.request());
-                        chain = chain.call(() -> s.persist(job)).call(() -> announce(s, changes, job, List.of()));
+                        fragmentation.observe(PlacementRequest.of(job.id, job.tenant, 1, sub.spec()));
+                        chain = chain.call(() -> s.persist(job))
+                                .call(() -> announce(s, changes, job, sub.spec(), List.of()));
                     }
                     return chain;
                 }))
@@ -493,7 +478,7 @@ public class SchedulerEngine {
         }
         PlacementRequest request = PlacementRequest.of("admission", tenant, 1, spec);
         long milli = (long) request.workers() * request.milliPerWorker();
-        String refusal = queue.refusal(tenant, milli, alreadyAdmitted);
+        String refusal = state.queue().refusal(tenant, milli, alreadyAdmitted);
         if (refusal != null) {
             throw new AdmissionException(AdmissionException.Kind.QUOTA, refusal);
         }
@@ -580,10 +565,9 @@ public class SchedulerEngine {
                     JobRun run = runOf(job, specOf(job));
                     apply(job, run, run.cancelled(why, System.currentTimeMillis()));
                 }
-                changes.finished.add(job.id);
                 LOG.infof("cancelled %s of tenant %s; stopping %d worker(s)", job.id, job.tenant, active.size());
                 return stopAll(s, job, active)
-                        .call(() -> announce(s, changes, job, placementOf(active)))
+                        .call(() -> announce(s, changes, job, null, active))
                         .flatMap(v -> view(s, job));
             });
         })));
@@ -774,14 +758,18 @@ public class SchedulerEngine {
     private Uni<Void> requestCheckpoint(Mutiny.Session s, Changes changes, JobEntity job, long deadlineMillis,
             String why, String preemptor) {
         if (job.state != JobState.RUNNING && job.state != JobState.SCHEDULED) {
-            if (job.state == JobState.CHECKPOINTING) {
-                changes.stops.put(job.id, new Stop(why, deadlineMillis, preemptor));
+            if (job.state != JobState.CHECKPOINTING) {
+                return Uni.createFrom().voidItem();
             }
-            return Uni.createFrom().voidItem();
+            // asked again (another notice, a nearer deadline): the latest request stands
+            return activeAllocations(s, job).invoke(active -> {
+                setStop(job, new Stop(why, deadlineMillis, preemptor));
+                changes.job(jobRecord(job, specOf(job), active));
+            }).replaceWithVoid();
         }
         JobSpec spec = specOf(job);
         return activeAllocations(s, job).flatMap(active -> {
-            changes.stops.put(job.id, new Stop(why, deadlineMillis, preemptor));
+            setStop(job, new Stop(why, deadlineMillis, preemptor));
             if (job.state == JobState.SCHEDULED) {
                 // not started yet: nothing to save, stop it now
                 return stopAndRequeue(s, changes, job, spec, active, why);
@@ -797,7 +785,7 @@ public class SchedulerEngine {
                 chain = chain.call(() -> command(s, a.nodeId, cmd));
             }
             LOG.infof("%s asked to checkpoint by %s: %s", job.id, Instant.ofEpochMilli(deadlineMillis), why);
-            return chain.call(() -> announce(s, changes, job, placementOf(active)));
+            return chain.call(() -> announce(s, changes, job, spec, active));
         });
     }
 
@@ -808,11 +796,10 @@ public class SchedulerEngine {
         Transition t = run.interrupted(why, System.currentTimeMillis());
         apply(job, run, t);
         job.reason = requeueReason(why, t, job);
-        changes.requeued.add(job.id);
+        setStop(job, null);
         changes.notes.put(job.id, job.reason);
-        changes.queued.add(queued(job, spec));
         LOG.infof("%s %s", job.id, job.reason);
-        return stopAll(s, job, active).call(() -> announce(s, changes, job, List.of()));
+        return stopAll(s, job, active).call(() -> announce(s, changes, job, spec, List.of()));
     }
 
     private static String requeueReason(String why, Transition t, JobEntity job) {
@@ -886,21 +873,23 @@ public class SchedulerEngine {
     private Uni<Void> applyAllocationEvent(Mutiny.Session s, Changes changes, AllocationEvent event) {
         return switch (event.type()) {
             case STARTED -> s.find(AllocationEntity.class, event.allocationId()).flatMap(a -> {
-                if (a == null || !AllocationEntity.STARTING.equals(a.state)) {
-                    if (a != null && AllocationEntity.RUNNING.equals(a.state)) {
-                        changes.started.add(a.id);
-                    }
+                if (a == null || !a.isActive()) {
                     return Uni.createFrom().voidItem();
+                }
+                if (AllocationEntity.RUNNING.equals(a.state)) { // a repeat
+                    return s.find(JobEntity.class, a.jobId).invoke(job -> changes.allocation(
+                            allocationRecord(a, job == null ? "" : job.tenant))).replaceWithVoid();
                 }
                 a.state = AllocationEntity.RUNNING;
                 a.startedAt = event.occurredAt();
-                changes.started.add(a.id);
                 if (a.migProfile != null && event.migInstanceUuid() != null) {
                     a.migUuid = event.migInstanceUuid();
                 }
                 LOG.infof("%s worker %d started on %s%s", a.jobId, a.rank, a.nodeId,
                         a.migUuid == null ? "" : " (MIG " + a.migProfile + "@" + a.migStart + " = " + a.migUuid + ")");
-                return settleJob(s, changes, a.jobId);
+                return s.find(JobEntity.class, a.jobId)
+                        .invoke(job -> changes.allocation(allocationRecord(a, job == null ? "" : job.tenant)))
+                        .chain(() -> settleJob(s, changes, a.jobId));
             });
             case CHECKPOINT_SAVED -> checkpointSaved(s, changes, event);
             case EXITED -> allocationEnded(s, changes, event.allocationId(), AllocationEntity.EXITED, event.exitCode(),
@@ -972,13 +961,15 @@ public class SchedulerEngine {
             apply(job, run, t);
             LOG.infof("%s saved a checkpoint at %s%s", job.id, event.checkpointPath(),
                     spec.workers() > 1 ? " (all " + spec.workers() + " workers)" : "");
-            Stop stop = stopping.get(job.id);
+            Stop stop = stopOf(job);
             if (stop != null && wasCheckpointing) {
                 return record.call(() -> activeAllocations(s, job)
                         .flatMap(active -> stopAndRequeue(s, changes, job, spec, active,
                                 stop.reason() + ", after its checkpoint")));
             }
-            return record;
+            // its running entry now counts work lost from this checkpoint (what preemption weighs)
+            return record.call(() -> activeAllocations(s, job)
+                    .invoke(active -> changes.job(jobRecord(job, spec, active))));
         });
     }
 
@@ -1025,7 +1016,7 @@ public class SchedulerEngine {
             a.state = endState;
             a.exitCode = exitCode;
             a.endedAt = Instant.now();
-            changes.released.add(a.id);
+            changes.allocation(new AllocationRecord.Released(a.id));
             LOG.infof("%s worker %d on %s %s%s", a.jobId, a.rank, a.nodeId,
                     endState.equals(AllocationEntity.LOST) ? "was lost" : "exited " + exitCode,
                     detail == null || detail.isBlank() ? "" : " (" + detail + ")");
@@ -1052,7 +1043,7 @@ public class SchedulerEngine {
             }
             List<AllocationEntity> active = allocs.stream().filter(AllocationEntity::isActive).toList();
             if (verdict instanceof GangSettlement.Verdict.WorkerLost lost) {
-                Stop stop = stopping.get(job.id);
+                Stop stop = stopOf(job);
                 String why = "worker " + lost.rank() + " on " + lost.nodeId() + " was lost"
                         + (stop != null ? " (" + stop.reason() + ")" : "");
                 return stopAndRequeue(s, changes, job, spec, active, why);
@@ -1067,27 +1058,25 @@ public class SchedulerEngine {
                 if (t.to() == JobState.PENDING) {
                     job.reason = "worker " + failed.rank() + " " + t.reason() + "; lost " + t.lostWorkSeconds()
                             + " s of work" + (job.resumeFrom != null ? "; resumes from " + job.resumeFrom : "");
-                    changes.requeued.add(job.id);
                     changes.notes.put(job.id, job.reason);
-                    changes.queued.add(queued(job, spec));
                 } else {
                     job.reason = "worker " + failed.rank() + " " + t.reason();
-                    changes.finished.add(job.id);
                 }
+                setStop(job, null);
                 LOG.infof("%s of tenant %s: %s", job.id, job.tenant, job.reason);
-                return stopAll(s, job, active).call(() -> announce(s, changes, job, placementOf(allocs)));
+                return stopAll(s, job, active).call(() -> announce(s, changes, job, spec, allocs));
             }
             if (verdict instanceof GangSettlement.Verdict.Succeeded) {
                 apply(job, run, run.exited(0, now));
                 job.exitCode = 0;
                 job.reason = "all " + spec.workers() + " worker(s) exited 0";
-                changes.finished.add(job.id);
+                setStop(job, null);
             } else {
                 apply(job, run, run.started(now));
                 job.reason = "all " + spec.workers() + " worker(s) running";
             }
             LOG.infof("%s of tenant %s is %s", job.id, job.tenant, job.state);
-            return announce(s, changes, job, placementOf(allocs));
+            return announce(s, changes, job, spec, allocs);
         }));
     }
 
@@ -1121,7 +1110,7 @@ public class SchedulerEngine {
      * started, should its STARTED event have been missed.
      */
     private Uni<Void> reconcile(Changes changes, long now) {
-        AllocationReconciler.Plan plan = reconciler.reconcile(fleet, started::contains, now,
+        AllocationReconciler.Plan plan = reconciler.reconcile(fleet, state::started, now,
                 config.hostTimeout().toMillis());
         if (plan.isEmpty()) {
             return Uni.createFrom().voidItem();
@@ -1182,33 +1171,32 @@ public class SchedulerEngine {
     }
 
     private Uni<Void> expireCheckpoints(Changes changes, long now) {
-        List<String> overdue = stopping.entrySet().stream().filter(e -> e.getValue().deadlineMillis() <= now)
-                .map(Map.Entry::getKey).toList();
+        List<String> overdue = state.overdue(now);
         if (overdue.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return tx(s -> {
-            Uni<Void> chain = Uni.createFrom().voidItem();
-            for (String jobId : overdue) {
-                Stop stop = stopping.get(jobId);
-                chain = chain.call(() -> s.find(JobEntity.class, jobId).flatMap(job -> {
-                    if (job == null || job.state != JobState.CHECKPOINTING) {
-                        changes.stopDone.add(jobId);
-                        return Uni.createFrom().voidItem();
-                    }
-                    return activeAllocations(s, job).flatMap(active -> stopAndRequeue(s, changes, job, specOf(job),
-                            active, stop.reason() + ", no checkpoint by the deadline"));
-                }));
+        return tx(s -> inTurn(overdue, jobId -> s.find(JobEntity.class, jobId).flatMap(job -> {
+            if (job == null) {
+                changes.job(new JobRecord.Ended(jobId));
+                return Uni.createFrom().voidItem();
             }
-            return chain;
-        });
+            Stop stop = stopOf(job);
+            if (job.state != JobState.CHECKPOINTING || stop == null) { // moved on meanwhile: the request is over
+                setStop(job, null);
+                return job.state.isFinal() ? Uni.createFrom().voidItem().invoke(() -> changes.job(
+                        new JobRecord.Ended(job.id))) : activeAllocations(s, job).invoke(active -> changes.job(
+                        jobRecord(job, specOf(job), active))).replaceWithVoid();
+            }
+            return activeAllocations(s, job).flatMap(active -> stopAndRequeue(s, changes, job, specOf(job),
+                    active, stop.reason() + ", no checkpoint by the deadline"));
+        })));
     }
 
     private Uni<Void> runPass(long now) {
-        if (queue.size() == 0) {
+        if (state.queue().size() == 0) {
             return Uni.createFrom().voidItem();
         }
-        PassResult result = pass.run(fleet, queue, running.values(), preempting, now);
+        PassResult result = pass.run(fleet, state.queue(), state.running(), state.preempting(), now);
         Changes changes = new Changes();
         Set<String> ids = new HashSet<>();
         result.placed().forEach(p -> ids.add(p.job().jobId()));
@@ -1234,14 +1222,11 @@ public class SchedulerEngine {
                     chain = chain.call(() -> {
                         JobRun run = runOf(job, specOf(job));
                         apply(job, run, run.failed("unschedulable: " + e.getValue(), now));
-                        changes.finished.add(job.id);
-                        changes.dequeued.add(job.id);
                         LOG.infof("%s can never run here: %s", job.id, e.getValue());
-                        return announce(s, changes, job, List.of());
+                        return announce(s, changes, job, null, List.of());
                     });
                 }
                 for (PassResult.Preemption p : result.preemptions()) {
-                    changes.preemptors.add(p.preemptor().jobId());
                     for (RunningJob victim : p.victims()) {
                         JobEntity job = jobs.get(victim.jobId());
                         chain = chain.call(() -> requestCheckpoint(s, changes, job,
@@ -1274,7 +1259,7 @@ public class SchedulerEngine {
                     if (notNow(f) || result.placed().size() + result.unresolvable().size() == 0) {
                         for (PassResult.Placed p : result.placed()) {
                             p.decision().assignments().forEach(a -> fleet.unreserve(a.allocationId()));
-                            queue.enqueue(p.job());
+                            state.queue().enqueue(p.job());
                         }
                         return Uni.createFrom().failure(f);
                     }
@@ -1305,9 +1290,7 @@ public class SchedulerEngine {
                 job.state = JobState.FAILED;
                 job.reason = "unschedulable: " + e.getValue();
                 job.updatedAt = Instant.ofEpochMilli(now);
-                c.finished.add(job.id);
-                c.dequeued.add(job.id);
-                return announce(s, c, job, List.of());
+                return announce(s, c, job, null, List.of());
             }, () -> null));
         }
         return chain;
@@ -1336,7 +1319,7 @@ public class SchedulerEngine {
                     QueuedJob back = undo.get();
                     if (notNow(f)) {
                         if (back != null) {
-                            queue.enqueue(back);
+                            state.queue().enqueue(back);
                         }
                         return Uni.createFrom().voidItem();
                     }
@@ -1360,9 +1343,8 @@ public class SchedulerEngine {
                     job.state = JobState.FAILED;
                     job.reason = why;
                     job.updatedAt = Instant.now();
-                    c.finished.add(job.id);
-                    c.dequeued.add(job.id);
-                    return announce(s, c, job, List.of());
+                    setStop(job, null);
+                    return announce(s, c, job, null, List.of());
                 }))
                 .invoke(() -> {
                     c.applyTo(this);
@@ -1371,7 +1353,7 @@ public class SchedulerEngine {
                 .onFailure().recoverWithItem(f -> {
                     LOG.errorf("could not even fail %s (%s); it leaves the queue until the scheduler restarts", jobId,
                             DatabaseFailures.clip(f));
-                    queue.remove(jobId);
+                    state.replay(new JobRecord.Ended(jobId)); // in memory only: the row is retried at the next start
                     return null;
                 });
     }
@@ -1405,14 +1387,14 @@ public class SchedulerEngine {
             row.createdAt = now;
             rows.add(row);
         }
-        changes.placed.put(job.id, runningJob(job, spec, rows));
+        rows.forEach(row -> changes.allocation(allocationRecord(row, job.tenant)));
         LOG.infof("placed %s of tenant %s (attempt %d): %s", job.id, job.tenant, job.attempt, where);
         String master = fleet.node(rows.get(0).nodeId).map(NodeState::hostname).orElse(rows.get(0).nodeId) + ":29500";
         Uni<Void> chain = s.persistAll(rows.toArray());
         for (AllocationEntity a : rows) {
             chain = chain.call(() -> command(s, a.nodeId, startCommand(job, spec, a, master)));
         }
-        return chain.call(() -> announce(s, changes, job, placementOf(rows)));
+        return chain.call(() -> announce(s, changes, job, spec, rows));
     }
 
     private static String describe(Assignment a) {
@@ -1447,9 +1429,17 @@ public class SchedulerEngine {
         return chain;
     }
 
-    private Uni<Void> announce(Mutiny.Session s, Changes changes, JobEntity job, List<WorkerPlacement> placement) {
-        JobEvent event = new JobEvent(job.id, job.tenant, job.state, job.reason, job.updatedAt, placement,
-                job.resumeFrom);
+    /**
+     * A job's row changed: its event goes to the outbox, and its record (where it stands now) to the
+     * operation's changes, to be replayed into memory once the transaction commits. {@code allocs} are its
+     * current attempt's allocations (those that held GPUs are named in the event); {@code spec} may be null
+     * only for an ended job.
+     */
+    private Uni<Void> announce(Mutiny.Session s, Changes changes, JobEntity job, JobSpec spec,
+            List<AllocationEntity> allocs) {
+        changes.job(jobRecord(job, spec, allocs));
+        JobEvent event = new JobEvent(job.id, job.tenant, job.state, job.reason, job.updatedAt,
+                placementOf(allocs), job.resumeFrom);
         changes.events.add(event);
         return outbox.add(s, Topics.JOB_EVENTS, job.id, event);
     }
@@ -1520,20 +1510,44 @@ public class SchedulerEngine {
                 spec.priority() == PriorityClass.LOW, allocs.stream().map(a -> a.id).toList());
     }
 
-    private void track(JobEntity job, JobSpec spec, List<AllocationEntity> allocs) {
-        RunningJob r = runningJob(job, spec, allocs);
-        RunningJob old = running.put(job.id, r);
-        if (old != null) {
-            queue.release(old.tenant(), old.gpuMilli(), 0);
+    /**
+     * Where a job stands, from its row: the record replayed into memory, live after each commit and at a
+     * takeover for every open job. {@code allocs} may hold any of its allocations; a placed job runs on its
+     * current attempt's that hold GPUs. {@code spec} may be null only for an ended job.
+     */
+    private JobRecord jobRecord(JobEntity job, JobSpec spec, List<AllocationEntity> allocs) {
+        if (job.state.isFinal()) {
+            return new JobRecord.Ended(job.id);
         }
-        queue.charge(job.tenant, r.gpuMilli(), 0);
+        if (job.state == JobState.PENDING) {
+            return new JobRecord.Queued(queued(job, spec));
+        }
+        List<AllocationEntity> held = allocs.stream().filter(a -> a.attempt == job.attempt && a.isActive()).toList();
+        Stop stop = stopOf(job);
+        if (stop == null && job.state == JobState.CHECKPOINTING) {
+            // asked to checkpoint by a scheduler that did not store its requests yet: stop it once it has, or soon
+            stop = new Stop("asked to checkpoint before the scheduler restarted", System.currentTimeMillis()
+                    + config.preemptionGrace().toMillis(), null);
+        }
+        return new JobRecord.Placed(runningJob(job, spec, held), stop);
     }
 
-    private void untrack(String jobId) {
-        RunningJob r = running.remove(jobId);
-        if (r != null) {
-            queue.release(r.tenant(), r.gpuMilli(), 0);
-        }
+    /** Whether an allocation holds its GPUs, from its row. */
+    private static AllocationRecord allocationRecord(AllocationEntity a, String tenant) {
+        return a.isActive() ? new AllocationRecord.Held(toAssignment(a, tenant), AllocationEntity.RUNNING.equals(a.state))
+                : new AllocationRecord.Released(a.id);
+    }
+
+    /** The job's stop request, as its row holds it (null: none). */
+    private static Stop stopOf(JobEntity job) {
+        return job.stopDeadline == null ? null
+                : new Stop(job.stopReason, job.stopDeadline.toEpochMilli(), job.stopPreemptor);
+    }
+
+    private static void setStop(JobEntity job, Stop stop) {
+        job.stopReason = stop == null ? null : stop.reason();
+        job.stopDeadline = stop == null ? null : Instant.ofEpochMilli(stop.deadlineMillis());
+        job.stopPreemptor = stop == null ? null : stop.preemptor();
     }
 
     private void refreshCapacity() {
@@ -1543,7 +1557,7 @@ public class SchedulerEngine {
             milli += 1000L * n.gpuCount();
             cpu += n.cpuMillis();
         }
-        queue.setClusterCapacity(milli, cpu);
+        state.queue().setClusterCapacity(milli, cpu);
     }
 
     // ---------------------------------------------------------------- plumbing
@@ -1575,7 +1589,7 @@ public class SchedulerEngine {
                     return schedulePending().invoke(() -> {
                         lastPassCompletedMillis = System.currentTimeMillis();
                         lastPassFailure = null;
-                        pendingJobs = queue.size();
+                        pendingJobs = state.queue().size();
                     });
                 }).invoke(this::publishOutbox)
                 .onFailure().recoverWithItem(f -> {
@@ -1666,63 +1680,43 @@ public class SchedulerEngine {
         return spec.migProfile() != null ? "MIG " + spec.migProfile() : spec.milliGpu() + " milli-GPU";
     }
 
-    /** What one operation changed; applied to memory once its transaction commits. */
+    /**
+     * What one operation changed: the records of the rows it wrote (the last one per job and allocation
+     * stands), replayed into memory once its transaction commits, with the events to tell watchers and the
+     * pending reasons and requeue notes (text for the API, not state).
+     */
     private static final class Changes {
         final List<JobEvent> events = new ArrayList<>();
-        final List<String> released = new ArrayList<>();
-        final List<String> started = new ArrayList<>();
-        final List<QueuedJob> queued = new ArrayList<>();
-        final Set<String> requeued = new HashSet<>();
-        final Set<String> finished = new HashSet<>();
-        final Set<String> dequeued = new HashSet<>();
-        final Map<String, RunningJob> placed = new LinkedHashMap<>();
-        final Map<String, Stop> stops = new LinkedHashMap<>();
-        final Set<String> stopDone = new HashSet<>();
-        final Set<String> preemptors = new HashSet<>();
+        final Map<String, JobRecord> jobs = new LinkedHashMap<>();
+        final Map<String, AllocationRecord> allocations = new LinkedHashMap<>();
         final Map<String, String> reasons = new HashMap<>();
         final Map<String, String> notes = new HashMap<>();
 
+        void job(JobRecord record) {
+            jobs.put(record.jobId(), record);
+        }
+
+        void allocation(AllocationRecord record) {
+            allocations.put(record.allocationId(), record);
+        }
+
         void applyTo(SchedulerEngine e) {
-            e.started.addAll(started);
-            released.forEach(e.fleet::unreserve);
-            released.forEach(e.started::remove);
             long now = System.currentTimeMillis();
-            released.forEach(id -> e.reconciler.ended(id, now));
-            placed.forEach((id, r) -> {
-                e.running.put(id, r);
-                e.queue.charge(r.tenant(), r.gpuMilli(), 0);
-                e.lastReason.remove(id);
-                e.requeueNotes.remove(id);
-                e.preempting.remove(id);
-            });
-            e.stopping.putAll(stops);
-            e.preempting.addAll(preemptors);
-            for (String id : requeued) {
-                e.untrack(id);
-                e.endStop(id);
+            for (AllocationRecord a : allocations.values()) {
+                e.state.replay(a);
+                if (a instanceof AllocationRecord.Released) {
+                    e.reconciler.ended(a.allocationId(), now);
+                }
             }
-            for (String id : finished) {
-                e.untrack(id);
-                e.endStop(id);
-                e.queue.remove(id);
-                e.lastReason.remove(id);
-                e.requeueNotes.remove(id);
-                e.preempting.remove(id);
+            for (JobRecord j : jobs.values()) {
+                e.state.replay(j);
+                if (!(j instanceof JobRecord.Queued)) {
+                    e.lastReason.remove(j.jobId());
+                    e.requeueNotes.remove(j.jobId());
+                }
             }
-            dequeued.forEach(e.queue::remove);
-            stopDone.forEach(e::endStop);
-            queued.forEach(e.queue::enqueue);
             e.lastReason.putAll(reasons);
             e.requeueNotes.putAll(notes);
-        }
-    }
-
-    /** A job's checkpoint-then-stop is over; a preemptor whose victims are all gone may now be placed. */
-    private void endStop(String jobId) {
-        Stop stop = stopping.remove(jobId);
-        if (stop != null && stop.preemptor() != null
-                && stopping.values().stream().noneMatch(s -> stop.preemptor().equals(s.preemptor()))) {
-            preempting.remove(stop.preemptor());
         }
     }
 }

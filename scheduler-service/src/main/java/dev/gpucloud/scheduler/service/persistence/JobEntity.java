@@ -48,4 +48,11 @@ public class JobEntity {
     /** The capacity the next placement asks for, when it differs from the spec's (spot fallback). */
     @Enumerated(EnumType.STRING)
     public CapacityPreference capacity;
+    /** Set while the job is asked to checkpoint and then stop: why, by when, and for which job (or null). */
+    @Column(name = "stop_reason")
+    public String stopReason;
+    @Column(name = "stop_deadline")
+    public Instant stopDeadline;
+    @Column(name = "stop_preemptor")
+    public String stopPreemptor;
 }

@@ -1,0 +1,194 @@
+package dev.gpucloud.scheduler.state;
+
+import dev.gpucloud.scheduler.cluster.Assignment;
+import dev.gpucloud.scheduler.cluster.Fleet;
+import dev.gpucloud.scheduler.queue.JobQueue;
+import dev.gpucloud.scheduler.queue.QueuedJob;
+import dev.gpucloud.scheduler.queue.RunningJob;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What the scheduler holds in memory about its work, changed only by replaying records: where a job
+ * stands now ({@link JobRecord}) and whether an allocation holds its GPUs ({@link AllocationRecord}), each
+ * built from the row a transaction committed. The live scheduler replays the rows of each operation once
+ * they commit; a start or a takeover replays every open row read back from the database. Both go through
+ * {@link #replay}, and a record says where its job or allocation stands, not what changed, so replaying
+ * the last record of each gives the state that replaying the whole history gave: what a restart rebuilds
+ * cannot differ from what the scheduler held before it.
+ *
+ * <p>The queue and the fleet are the placement code's own ({@link JobQueue}, {@link Fleet}); this class
+ * keeps them in line with the records, together with the running jobs (and their tenants' charges), the
+ * allocations known to have started, and the jobs asked to checkpoint before they stop.
+ */
+public final class SchedulerState {
+
+    /** Where a job stands, as its row says. */
+    public sealed interface JobRecord {
+        String jobId();
+
+        /** Waiting in the queue (new, or requeued to resume), with its place in line. */
+        record Queued(QueuedJob entry) implements JobRecord {
+            public String jobId() {
+                return entry.jobId();
+            }
+        }
+
+        /**
+         * Placed: SCHEDULED, RUNNING or CHECKPOINTING on its current attempt's allocations. {@code stop} is set
+         * while it is asked to checkpoint and then stop (null otherwise).
+         */
+        record Placed(RunningJob job, Stop stop) implements JobRecord {
+            public String jobId() {
+                return job.jobId();
+            }
+        }
+
+        /** SUCCEEDED, FAILED or CANCELLED. */
+        record Ended(String jobId) implements JobRecord {
+        }
+    }
+
+    /** Whether an allocation holds its GPUs, as its row says. */
+    public sealed interface AllocationRecord {
+        String allocationId();
+
+        /** STARTING ({@code started} false) or RUNNING: its GPUs are taken. */
+        record Held(Assignment assignment, boolean started) implements AllocationRecord {
+            public String allocationId() {
+                return assignment.allocationId();
+            }
+        }
+
+        /** EXITED or LOST: its GPUs are free. */
+        record Released(String allocationId) implements AllocationRecord {
+        }
+    }
+
+    /**
+     * A job asked to checkpoint and then stop: why, by when (after which it is stopped anyway), and the job
+     * it makes room for (a preemptor, or null).
+     */
+    public record Stop(String reason, long deadlineMillis, String preemptor) {
+    }
+
+    private final Fleet fleet;
+    private final JobQueue queue;
+    private final Map<String, RunningJob> running = new HashMap<>();
+    private final Map<String, Stop> stopping = new HashMap<>();
+    private final Set<String> started = new HashSet<>();
+
+    public SchedulerState(Fleet fleet, JobQueue queue) {
+        this.fleet = fleet;
+        this.queue = queue;
+    }
+
+    /** Brings the job in line with its record. */
+    public void replay(JobRecord record) {
+        String id = record.jobId();
+        if (record instanceof JobRecord.Queued q) {
+            untrack(id);
+            stopping.remove(id);
+            queue.remove(id); // a requeued job's entry is the new attempt's; its seq keeps its place
+            queue.enqueue(q.entry());
+        } else if (record instanceof JobRecord.Placed p) {
+            queue.remove(id);
+            track(p.job());
+            if (p.stop() != null) {
+                stopping.put(id, p.stop());
+            } else {
+                stopping.remove(id);
+            }
+        } else {
+            untrack(id);
+            stopping.remove(id);
+            queue.remove(id);
+        }
+    }
+
+    /** Brings the allocation in line with its record: its GPUs taken or free. */
+    public void replay(AllocationRecord record) {
+        if (record instanceof AllocationRecord.Held h) {
+            fleet.reserve(h.assignment());
+            if (h.started()) {
+                started.add(h.allocationId());
+            } else {
+                started.remove(h.allocationId());
+            }
+        } else {
+            fleet.unreserve(record.allocationId());
+            started.remove(record.allocationId());
+        }
+    }
+
+    public JobQueue queue() {
+        return queue;
+    }
+
+    public Fleet fleet() {
+        return fleet;
+    }
+
+    /** The placed jobs, as backfill and preemption see them. */
+    public Collection<RunningJob> running() {
+        return Collections.unmodifiableCollection(running.values());
+    }
+
+    public Optional<RunningJob> runningJob(String jobId) {
+        return Optional.ofNullable(running.get(jobId));
+    }
+
+    /** Whether the allocation is known to have started (RUNNING), not only placed. */
+    public boolean started(String allocationId) {
+        return started.contains(allocationId);
+    }
+
+    public Optional<Stop> stop(String jobId) {
+        return Optional.ofNullable(stopping.get(jobId));
+    }
+
+    /** Jobs asked to checkpoint whose deadline has come: they are stopped now, checkpoint or not. */
+    public List<String> overdue(long nowMillis) {
+        return stopping.entrySet().stream().filter(e -> e.getValue().deadlineMillis() <= nowMillis)
+                .map(Map.Entry::getKey).sorted().toList();
+    }
+
+    /**
+     * Queued jobs whose preemptions are under way: some job still checkpoints to make room for them, so a
+     * pass picks no new victims for them.
+     */
+    public Set<String> preempting() {
+        Set<String> preemptors = new HashSet<>();
+        stopping.values().forEach(s -> {
+            if (s.preemptor() != null) {
+                preemptors.add(s.preemptor());
+            }
+        });
+        return preemptors;
+    }
+
+    public int stoppingCount() {
+        return stopping.size();
+    }
+
+    private void track(RunningJob r) {
+        RunningJob old = running.put(r.jobId(), r);
+        if (old != null) {
+            queue.release(old.tenant(), old.gpuMilli(), 0);
+        }
+        queue.charge(r.tenant(), r.gpuMilli(), 0);
+    }
+
+    private void untrack(String jobId) {
+        RunningJob r = running.remove(jobId);
+        if (r != null) {
+            queue.release(r.tenant(), r.gpuMilli(), 0);
+        }
+    }
+}
