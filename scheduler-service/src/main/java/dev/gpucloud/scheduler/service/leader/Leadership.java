@@ -54,6 +54,9 @@ public class Leadership {
     private final Counter depositions;
     private volatile boolean stopping;
     private volatile long lastRehearsalMillis;
+    private volatile Vertx vertx;
+    /** A one-shot try to lead, due when the leader's lease runs out (-1: none set). */
+    private volatile long expiryTimer = -1;
 
     public Leadership(Pool pool, LeaderState state, SchedulerEngine engine, LeaderInputs inputs, SchedulerConfig config,
             MeterRegistry registry) {
@@ -73,6 +76,7 @@ public class Leadership {
     }
 
     void onStart(@Observes @Priority(2000) StartupEvent event, Vertx vertx) {
+        this.vertx = vertx;
         state.onFenced(reason -> stepDown("a write was refused: " + reason));
         tick();
         vertx.setPeriodic(config.leaderTick().toMillis(), id -> tick());
@@ -133,16 +137,68 @@ public class Leadership {
     }
 
     private Uni<Void> tryToLead() {
-        return pool.withTransaction(c -> c.query("set local lock_timeout = " + lockTimeoutMillis()).execute()
+        return pool.withTransaction(c -> c.query("set local lock_timeout = " + takeoverLockTimeoutMillis()).execute()
                         .chain(() -> c.preparedQuery("update scheduler_leader set epoch = epoch + 1, holder = $1,"
                                         + " address = $2, lease_until = now() + $3 * interval '1 millisecond',"
                                         + " acquired_at = now() where id = 1 and (lease_until < now() or holder = $1)"
                                         + " returning epoch, lease_until")
                                 .execute(Tuple.of(state.instance(), state.address(), config.leaderLease().toMillis())))
                         .chain(won -> won.rowCount() > 0 ? Uni.createFrom().item(won)
-                                : c.query("select holder, address, epoch, lease_until from scheduler_leader where id = 1")
+                                : c.query("select holder, address, epoch, lease_until, case when isfinite(lease_until)"
+                                                + " then (extract(epoch from lease_until - now()) * 1000)::bigint end"
+                                                + " as remaining_ms from scheduler_leader where id = 1")
                                         .execute().invoke(this::observe).replaceWith((RowSet<Row>) null)))
+                .onFailure(Leadership::lockTimedOut).recoverWithUni(f -> endFencedWrites().replaceWith((RowSet<Row>) null))
                 .chain(won -> won == null ? Uni.createFrom().voidItem() : takeOver(won.iterator().next()));
+    }
+
+    /**
+     * The lease has run out but the takeover waited in vain for the row: a write transaction of the old leader
+     * still holds it (the fence's share lock), its process paused or cut off. Such a transaction may no longer
+     * commit, so rather than wait for the database to end it when it has idled a lease long, its backend is
+     * ended now (the instances share one database role, which may do that); the next try to lead follows at
+     * once. A leader whose lease has not run out is never touched.
+     */
+    private Uni<Void> endFencedWrites() {
+        return pool.query("select count(pg_terminate_backend(l.pid)) as ended from pg_locks l, scheduler_leader s"
+                        + " where s.id = 1 and s.lease_until < now() and l.locktype = 'relation'"
+                        + " and l.relation = 'scheduler_leader'::regclass and l.mode = 'RowShareLock' and l.granted"
+                        + " and l.pid <> pg_backend_pid()")
+                .execute()
+                .invoke(rows -> {
+                    long ended = rows.iterator().next().getLong("ended");
+                    if (ended > 0) {
+                        LOG.infof("the lease ran out while %d write transaction(s) of the old leader held it: ended"
+                                + " them, trying to lead again", ended);
+                        tryAgainIn(0);
+                    }
+                })
+                .replaceWithVoid();
+    }
+
+    private static boolean lockTimedOut(Throwable f) {
+        for (Throwable c = f; c != null; c = c.getCause()) {
+            if (c instanceof io.vertx.pgclient.PgException pg && "55P03".equals(pg.getSqlState())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Tries to lead once more after {@code delayMillis}, besides the ticks; one such try is pending at most. */
+    private void tryAgainIn(long delayMillis) {
+        Vertx v = vertx;
+        if (v == null || stopping || expiryTimer != -1) {
+            return;
+        }
+        expiryTimer = v.setTimer(Math.max(1, delayMillis), id -> {
+            expiryTimer = -1;
+            if (busy.get()) {
+                tryAgainIn(50); // the step before this one is still on its way
+            } else {
+                tick();
+            }
+        });
     }
 
     /** A standby reads what a takeover reads every {@code REHEARSAL_MILLIS}, so that its takeover runs warm. */
@@ -167,6 +223,10 @@ public class Leadership {
         LeaderState.Leader now = r.getString("holder") == null ? null : new LeaderState.Leader(r.getString("holder"),
                 r.getString("address"), r.getLong("epoch"), instant(r, "lease_until"));
         state.observed(now);
+        Long remaining = r.getLong("remaining_ms");
+        if (now != null && remaining != null && remaining >= 0 && remaining < config.leaderTick().toMillis()) {
+            tryAgainIn(remaining + 20); // the lease runs out before the next tick: try right after, not a tick late
+        }
         if (now != null && (before == null || before.epoch() != now.epoch())) {
             LOG.infof("%s is a standby; the leader is %s at %s (epoch %d)", state.instance(), now.instance(),
                     now.address(), now.epoch());
@@ -208,6 +268,14 @@ public class Leadership {
 
     private long lockTimeoutMillis() {
         return Math.max(100, config.leaderLease().toMillis() / 2);
+    }
+
+    /**
+     * How long a takeover waits for the old leader's writes in flight before it looks for ones that can no
+     * longer commit: longer than a healthy write lasts, far shorter than the lease.
+     */
+    private long takeoverLockTimeoutMillis() {
+        return Math.max(100, config.leaderLease().toMillis() / 6);
     }
 
     private static Instant instant(Row row, String column) {

@@ -154,6 +154,32 @@ class LeadershipTest {
         assertThat(submit("after").getDuplicate()).isFalse();
     }
 
+    /**
+     * A leader paused inside a write transaction holds the fence's share lock on the lease row. Once its lease
+     * has run out, the standby ends that transaction (it may no longer commit) instead of waiting for the
+     * database to end it after idling a lease long, here ten minutes.
+     */
+    @Test
+    void aTakeoverEndsTheWritesOfALeaderWhoseLeaseRanOut() throws Exception {
+        await().atMost(Duration.ofSeconds(30)).until(() -> "leader".equals(leader().getString("role")));
+        long epoch = leader().getLong("epoch");
+        try (Connection paused = db(); Connection c = db()) {
+            assertThat(c.createStatement().executeUpdate("update scheduler_leader set epoch = epoch + 1,"
+                    + " holder = 'scheduler-other', address = 'other.example:8081',"
+                    + " lease_until = now() + interval '2 seconds' where id = 1")).isEqualTo(1);
+            paused.setAutoCommit(false);
+            try (var fence = paused.createStatement().executeQuery("select gpucloud_fence(" + (epoch + 1) + ", 600000)")) {
+                assertThat(fence.next()).isTrue();
+            }
+            // ... and the other instance stops here, its transaction open, holding the row shared
+
+            await().atMost(Duration.ofSeconds(15)).until(() -> "leader".equals(leader().getString("role"))
+                    && leader().getLong("epoch") == epoch + 2);
+            assertThatThrownBy(() -> paused.createStatement().executeQuery("select 1"))
+                    .as("the paused leader's transaction was ended").isInstanceOf(SQLException.class);
+        }
+    }
+
     dev.gpucloud.contracts.grpc.v1.SubmitJobResponse submit(String requestId) {
         return jobs.submitJob(SubmitJobRequest.newBuilder().setTenant("t-leader").setClientRequestId(requestId + "-"
                         + RUN)
