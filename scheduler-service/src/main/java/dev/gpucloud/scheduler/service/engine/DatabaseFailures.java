@@ -15,27 +15,48 @@ public final class DatabaseFailures {
     private DatabaseFailures() {
     }
 
-    /** Whether {@code e} is the database's trouble, not the data's: the same work may succeed later. */
+    /**
+     * Whether {@code e} is the database's trouble, not the data's: the same work may succeed later. The whole
+     * cause chain counts (Hibernate wraps the driver's failures), and so does every failure a composite
+     * carries (a transaction that failed and whose rollback failed too, as when the server restarts).
+     */
     public static boolean isTransient(Throwable e) {
-        if (e instanceof SerialExecutor.OperationTimeoutException) {
-            return true;
+        return isTransient(e, 0);
+    }
+
+    private static boolean isTransient(Throwable e, int depth) {
+        if (e == null || depth > 4) {
+            return false;
         }
-        if (e instanceof PgException pg && pg.getSqlState() != null) {
-            String state = pg.getSqlState();
-            // 08: connection, 40: transaction rollback (deadlock, serialization), 53: resources, 57: operator
-            return state.startsWith("08") || state.startsWith("40") || state.startsWith("53")
-                    || state.startsWith("57");
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof io.smallrye.mutiny.CompositeException composite) {
+                return composite.getCauses().stream().anyMatch(cause -> isTransient(cause, depth + 1));
+            }
+            if (c instanceof SerialExecutor.OperationTimeoutException) {
+                return true;
+            }
+            if (c instanceof PgException pg && pg.getSqlState() != null) {
+                String state = pg.getSqlState();
+                // 08: connection, 40: transaction rollback (deadlock, serialization), 53: resources, 57: operator
+                // (57P01: the server shuts down, 57P03: it is starting up)
+                return state.startsWith("08") || state.startsWith("40") || state.startsWith("53")
+                        || state.startsWith("57");
+            }
         }
-        for (Throwable c = e; c != null; c = c.getCause()) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof dev.gpucloud.contracts.events.MalformedEventException
                     || c instanceof com.fasterxml.jackson.core.JsonProcessingException) {
                 return false; // bad data, though Jackson's failures are IOExceptions
             }
         }
-        for (Throwable c = e; c != null; c = c.getCause()) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
             // the pool closes while the service shuts down: the next instance must do this work, not a DLQ
             if (String.valueOf(c.getMessage()).contains("Pool closed")
                     || String.valueOf(c.getMessage()).contains("Connection is not active")) {
+                return true;
+            }
+            // a connection the server dropped (a restart) under a statement or a transaction
+            if (c instanceof io.vertx.sqlclient.ClosedConnectionException) {
                 return true;
             }
             if (c instanceof java.net.ConnectException || c instanceof java.io.IOException

@@ -328,7 +328,7 @@ public class SchedulerEngine {
         }).call(() -> {
             Uni<Void> chain = Uni.createFrom().voidItem();
             for (String id : unreadable) {
-                chain = chain.call(() -> failJob(id, "its stored spec cannot be read"));
+                chain = chain.call(() -> failJob(id, "its stored spec cannot be read", null));
             }
             return chain;
         });
@@ -1323,7 +1323,7 @@ public class SchedulerEngine {
                         }
                         return Uni.createFrom().voidItem();
                     }
-                    return failJob(jobId, "could not be scheduled: " + DatabaseFailures.clip(f));
+                    return failJob(jobId, "could not be scheduled: " + DatabaseFailures.clip(f), back);
                 });
     }
 
@@ -1332,7 +1332,7 @@ public class SchedulerEngine {
      * FAILED with the reason, out of the queue. Should even that be refused, the job leaves the queue in
      * memory so that no pass trips over it again; it is retried at the next start.
      */
-    private Uni<Void> failJob(String jobId, String reason) {
+    private Uni<Void> failJob(String jobId, String reason, QueuedJob queued) {
         String why = DatabaseFailures.printable(reason);
         LOG.errorf("%s FAILED: %s", jobId, why);
         Changes c = new Changes();
@@ -1351,6 +1351,12 @@ public class SchedulerEngine {
                     c.events.forEach(watchers::publish);
                 })
                 .onFailure().recoverWithItem(f -> {
+                    if (queued != null && notNow(f)) {
+                        // the database went away meanwhile: the job is not at fault yet; it waits for the next pass
+                        LOG.warnf("could not fail %s now (%s); it stays queued", jobId, DatabaseFailures.clip(f));
+                        state.queue().enqueue(queued);
+                        return null;
+                    }
                     LOG.errorf("could not even fail %s (%s); it leaves the queue until the scheduler restarts", jobId,
                             DatabaseFailures.clip(f));
                     state.replay(new JobRecord.Ended(jobId)); // in memory only: the row is retried at the next start

@@ -32,4 +32,24 @@ class DatabaseFailuresTest {
                 new com.fasterxml.jackson.core.io.JsonEOFException(null, null, "end of input")))).as("Jackson's are IOExceptions")
                 .isFalse();
     }
+
+    /**
+     * What a restart of PostgreSQL looked like to a scheduling pass: the driver's 57P01 wrapped by Hibernate, the
+     * connection closed under a statement, and a transaction whose rollback failed too (a composite). Each is
+     * the database's trouble, so the pass is tried again, not its jobs failed.
+     */
+    @Test
+    void aServerRestartIsTransientHoweverItIsWrapped() {
+        var shutdown = new io.vertx.pgclient.PgException("terminating connection due to administrator command", "FATAL",
+                "57P01", null);
+        assertThat(DatabaseFailures.isTransient(new org.hibernate.HibernateException(shutdown))).isTrue();
+        assertThat(DatabaseFailures.isTransient(io.vertx.sqlclient.ClosedConnectionException.INSTANCE)).isTrue();
+        assertThat(DatabaseFailures.isTransient(new io.smallrye.mutiny.CompositeException(
+                new IllegalStateException("Transaction already completed"),
+                new RuntimeException(io.vertx.sqlclient.ClosedConnectionException.INSTANCE)))).isTrue();
+        var badValue = new io.vertx.pgclient.PgException("invalid byte sequence", "ERROR", "22021", null);
+        assertThat(DatabaseFailures.isTransient(new org.hibernate.HibernateException(badValue))).isFalse();
+        assertThat(DatabaseFailures.isTransient(new io.smallrye.mutiny.CompositeException(
+                new org.hibernate.HibernateException(badValue), new IllegalStateException("rolled back")))).isFalse();
+    }
 }
