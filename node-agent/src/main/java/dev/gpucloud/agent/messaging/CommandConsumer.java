@@ -33,13 +33,16 @@ public class CommandConsumer {
     private final AllocationRunner runner;
     private final EventPublisher publisher;
     private final HostReporter hosts;
-    private final EpochFence fence = new EpochFence();
+    private final EpochFence fence;
     private final Counter staleEpoch;
 
-    public CommandConsumer(AllocationRunner runner, EventPublisher publisher, HostReporter hosts, MeterRegistry registry) {
+    public CommandConsumer(AllocationRunner runner, EventPublisher publisher, HostReporter hosts, MeterRegistry registry,
+            dev.gpucloud.agent.config.AgentConfig config) {
         this.runner = runner;
         this.publisher = publisher;
         this.hosts = hosts;
+        this.fence = new EpochFence(DurableOutbox.spoolDir(config).resolve("leader-epoch"),
+                problem -> LOG.warn(problem));
         this.staleEpoch = Counter.builder("gpucloud.agent.commands.refused").tag("reason", "stale-epoch")
                 .description("node.commands refused because a newer scheduler leader has spoken")
                 .register(registry);

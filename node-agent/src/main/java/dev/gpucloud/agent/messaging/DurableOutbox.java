@@ -59,8 +59,7 @@ public class DurableOutbox {
             return;
         }
         AgentConfig.Spool settings = config.spool();
-        Path dir = settings.dir().filter(d -> !d.isBlank()).map(Path::of)
-                .orElse(Path.of(System.getProperty("java.io.tmpdir"), "gpucloud-agent-" + config.id(), "spool"));
+        Path dir = spoolDir(config);
         Spool spool = new Spool(dir, settings.fsync());
         sender = new SpoolSender(spool, r -> emitter.send(SpoolRecords.producerRecord(r)).subscribeAsCompletionStage(),
                 settings.batch(), Duration.ofMinutes(3), Duration.ofSeconds(10), LOG::warn);
@@ -75,6 +74,12 @@ public class DurableOutbox {
                 .description("Spooled event sends that failed and were retried").register(registry);
         FunctionCounter.builder("gpucloud_agent_telemetry_shed", telemetry, SheddingQueue::shed)
                 .description("Telemetry samples dropped, oldest first, while Kafka did not keep up").register(registry);
+    }
+
+    /** Where the agent keeps what must outlive it: the spool, and the highest leader epoch seen. */
+    static Path spoolDir(AgentConfig config) {
+        return config.spool().dir().filter(d -> !d.isBlank()).map(Path::of)
+                .orElse(Path.of(System.getProperty("java.io.tmpdir"), "gpucloud-agent-" + config.id(), "spool"));
     }
 
     void onShutdown(@Observes ShutdownEvent event) {
