@@ -187,12 +187,29 @@ public class SchedulerEngine {
     // ---------------------------------------------------------------- leadership
 
     /**
-     * This instance leads now ({@link dev.gpucloud.scheduler.service.leader.Leadership}): rebuilds jobs,
-     * allocations and the queue from the database, behind any operation still running, and schedules.
+     * This instance leads now ({@link dev.gpucloud.scheduler.service.leader.Leadership}), behind any operation
+     * still running: a standby that followed the leader replays what changed since its last read (a
+     * catch-up); any other rebuilds jobs, allocations and the queue from the database. Then it schedules.
      * The fleet (inventory and telemetry) was kept warm meanwhile. Returns what was restored.
      */
     public Uni<String> takeOver() {
         return serial.run(() -> {
+                    if (followed != null) {
+                        String since = followed;
+                        followed = null; // from now on memory moves with this instance's own writes
+                        return readChangedSince(since).map(this::replayChanged)
+                                .map(n -> "the changes to " + n + " row(s) since its last read as a standby (now "
+                                        + state.fleet().assignments().size() + " held allocation(s), "
+                                        + state.running().size() + " running and " + state.queue().size()
+                                        + " queued job(s))")
+                                .call(this::failUnreadable)
+                                .onFailure().recoverWithUni(f -> {
+                                    LOG.warnf("could not catch up (%s); reading everything instead",
+                                            DatabaseFailures.clip(f));
+                                    resetState();
+                                    return restore();
+                                });
+                    }
                     resetState();
                     return restore();
                 })
@@ -215,6 +232,133 @@ public class SchedulerEngine {
         });
     }
 
+    // ---------------------------------------------------------------- a standby follows the leader
+
+    /**
+     * The database snapshot ({@code pg_snapshot} as text) whose rows a standby's memory reflects; null on the
+     * leader, and on a standby that has not read yet. Owned by the serial executor.
+     */
+    private String followed;
+    /** Open jobs whose spec a standby could not read: a catch-up fails them, as a restore would. */
+    private final Set<String> unreadableOpen = new HashSet<>();
+
+    /**
+     * A standby keeps its memory in step with the leader's writes, replaying them as the leader did: the first
+     * time it reads every open row, afterwards only the rows written by transactions its last read could not
+     * see (migration V7's {@code change_xid}). Returns how many rows it replayed; nothing on the leader. Should
+     * a replay go wrong, memory is emptied and the next call reads everything again.
+     */
+    public Uni<Integer> follow() {
+        return serial.run(() -> {
+            if (leader.leads()) {
+                return Uni.createFrom().item(0);
+            }
+            if (followed == null) {
+                return readOpenWork().map(open -> {
+                    resetState();
+                    unreadableOpen.clear();
+                    replayOpen(open, unreadableOpen);
+                    followed = open.snapshot();
+                    return open.held().size() + open.jobs().size();
+                }).onFailure(f -> !(f instanceof NotLeaderException)).invoke(f -> lostTrack());
+            }
+            String since = followed;
+            return readChangedSince(since).map(this::replayChanged).onFailure().invoke(f -> lostTrack());
+        });
+    }
+
+    private void lostTrack() {
+        followed = null;
+        resetState();
+    }
+
+    /** Rows written by transactions the snapshot {@code since} could not see, with what their replay needs. */
+    private record Changed(String snapshot, List<AllocationEntity> allocations, List<JobEntity> jobs,
+            Map<String, List<AllocationEntity>> heldByJob, Map<String, String> tenants) {
+    }
+
+    private Uni<Changed> readChangedSince(String since) {
+        String changed = " where change_xid >= pg_snapshot_xmin(cast(?1 as pg_snapshot))"
+                + " and not pg_visible_in_snapshot(change_xid, cast(?1 as pg_snapshot))";
+        return snapshotRead((s, snapshot) -> s.createNativeQuery("select * from allocations" + changed,
+                                AllocationEntity.class).setParameter(1, since).getResultList()
+                .chain(allocs -> s.createNativeQuery("select * from jobs" + changed, JobEntity.class)
+                        .setParameter(1, since).getResultList()
+                        .chain(jobs -> {
+                            Map<String, String> tenants = new HashMap<>();
+                            jobs.forEach(j -> tenants.put(j.id, j.tenant));
+                            List<String> placed = jobs.stream().filter(j -> GangSettlement.placed(j.state))
+                                    .map(j -> j.id).toList();
+                            List<String> unnamed = allocs.stream().map(a -> a.jobId)
+                                    .filter(id -> !tenants.containsKey(id)).distinct().toList();
+                            Uni<List<AllocationEntity>> held = placed.isEmpty() ? Uni.createFrom().item(List.of())
+                                    : s.createSelectionQuery("from AllocationEntity where jobId in :ids"
+                                                    + " and state in ('STARTING', 'RUNNING')", AllocationEntity.class)
+                                            .setParameter("ids", placed).getResultList();
+                            Uni<List<JobEntity>> owners = unnamed.isEmpty() ? Uni.createFrom().item(List.of())
+                                    : s.createSelectionQuery("from JobEntity where id in :ids", JobEntity.class)
+                                            .setParameter("ids", unnamed).getResultList();
+                            return held.chain(h -> owners.map(o -> {
+                                o.forEach(j -> tenants.put(j.id, j.tenant));
+                                Map<String, List<AllocationEntity>> byJob = new HashMap<>();
+                                h.forEach(a -> byJob.computeIfAbsent(a.jobId, k -> new ArrayList<>()).add(a));
+                                return new Changed(snapshot, allocs, jobs, byJob, tenants);
+                            }));
+                        })));
+    }
+
+    /**
+     * Replays changed rows: allocations that gave their GPUs back first (a GPU may have changed hands), then
+     * those that hold them, then the jobs. Returns how many rows it replayed.
+     */
+    private int replayChanged(Changed changed) {
+        for (AllocationEntity a : changed.allocations()) {
+            if (!a.isActive()) {
+                state.replay(new AllocationRecord.Released(a.id));
+            }
+        }
+        for (AllocationEntity a : changed.allocations()) {
+            if (a.isActive()) {
+                state.replay(allocationRecord(a, changed.tenants().getOrDefault(a.jobId, "")));
+            }
+        }
+        for (JobEntity job : changed.jobs()) {
+            JobSpec spec = job.state.isFinal() ? null : readableSpec(job);
+            if (!job.state.isFinal() && spec == null) {
+                unreadableOpen.add(job.id);
+                continue;
+            }
+            unreadableOpen.remove(job.id);
+            JobRecord record = jobRecord(job, spec, changed.heldByJob().getOrDefault(job.id, List.of()));
+            state.replay(record);
+            if (record instanceof JobRecord.Queued q) {
+                fragmentation.observe(q.entry().request());
+            }
+        }
+        if (followed != null) {
+            followed = changed.snapshot();
+        }
+        return changed.allocations().size() + changed.jobs().size();
+    }
+
+    private Uni<Void> failUnreadable() {
+        List<String> ids = List.copyOf(unreadableOpen);
+        unreadableOpen.clear();
+        return inTurn(ids, id -> failJob(id, "its stored spec cannot be read", null));
+    }
+
+    /**
+     * Runs {@code read} in a read-only REPEATABLE READ transaction, with the snapshot all its queries see (as
+     * text): rows written after it are exactly those {@code pg_visible_in_snapshot} says it cannot see.
+     */
+    private <T> Uni<T> snapshotRead(java.util.function.BiFunction<Mutiny.Session, String, Uni<T>> read) {
+        return sessions.withTransaction(s -> s.createNativeQuery("set transaction isolation level repeatable read,"
+                        + " read only").executeUpdate()
+                .chain(() -> s.createNativeQuery("select cast(pg_current_snapshot() as text)", String.class)
+                        .getSingleResult())
+                .chain(snapshot -> read.apply(s, snapshot)));
+    }
+
     /**
      * The epoch the transaction now running passed the fence with: operations run one at a time (the serial
      * executor), so this is the current write's, whatever the lead has become since.
@@ -232,33 +376,25 @@ public class SchedulerEngine {
     }
 
     /**
-     * A standby rehearses its takeover now and then: it reads what {@link #restore} reads (held allocations,
-     * open jobs and their specs) and keeps nothing, so that the code paths, the connections and the
-     * database's caches are warm when it has to take over for real.
+     * What a takeover or a standby's first read starts from: the allocations that hold GPUs and the jobs not
+     * ended (in submission order), as of one snapshot.
      */
-    public Uni<Integer> rehearseTakeOver() {
-        return readOpenWork().map(open -> {
-            open.jobs().forEach(SchedulerEngine::readableSpec);
-            return open.held().size() + open.jobs().size();
-        });
-    }
-
-    /** What a takeover starts from: the allocations that hold GPUs, and the jobs not ended, in submission order. */
-    private record OpenWork(List<AllocationEntity> held, List<JobEntity> jobs) {
+    private record OpenWork(String snapshot, List<AllocationEntity> held, List<JobEntity> jobs) {
     }
 
     private Uni<OpenWork> readOpenWork() {
-        return sessions.withSession(s -> s.createSelectionQuery(
+        return snapshotRead((s, snapshot) -> s.createSelectionQuery(
                         "from AllocationEntity where state in ('STARTING', 'RUNNING')", AllocationEntity.class)
                 .getResultList()
                 .flatMap(held -> s.createSelectionQuery(
                                 "from JobEntity where state not in :done order by submittedAt, id", JobEntity.class)
                         .setParameter("done", List.of(JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED))
                         .getResultList()
-                        .map(jobs -> new OpenWork(held, jobs))));
+                        .map(jobs -> new OpenWork(snapshot, held, jobs))));
     }
 
     private void resetState() {
+        followed = null;
         for (Assignment a : List.copyOf(fleet.assignments())) {
             fleet.unreserve(a.allocationId());
         }
@@ -296,42 +432,38 @@ public class SchedulerEngine {
      * the live path uses for each operation's rows: held GPUs, then running jobs and the queue in submission order.
      */
     private Uni<String> restore() {
-        List<String> unreadable = new ArrayList<>();
-        return readOpenWork().map(open -> {
-            List<AllocationEntity> allocs = open.held();
-            List<JobEntity> jobs = open.jobs();
-            Map<String, JobEntity> byId = new HashMap<>();
-            jobs.forEach(j -> byId.put(j.id, j));
-            Map<String, List<AllocationEntity>> byJob = new HashMap<>();
-            for (AllocationEntity a : allocs) {
-                JobEntity job = byId.get(a.jobId);
-                state.replay(allocationRecord(a, job == null ? "" : job.tenant));
-                byJob.computeIfAbsent(a.jobId, k -> new ArrayList<>()).add(a);
+        unreadableOpen.clear();
+        return readOpenWork().map(open -> replayOpen(open, unreadableOpen)).call(this::failUnreadable);
+    }
+
+    /** Replays every open row into an empty memory; jobs whose spec cannot be read go to {@code unreadable}. */
+    private String replayOpen(OpenWork open, Set<String> unreadable) {
+        List<AllocationEntity> allocs = open.held();
+        Map<String, JobEntity> byId = new HashMap<>();
+        open.jobs().forEach(j -> byId.put(j.id, j));
+        Map<String, List<AllocationEntity>> byJob = new HashMap<>();
+        for (AllocationEntity a : allocs) {
+            JobEntity job = byId.get(a.jobId);
+            state.replay(allocationRecord(a, job == null ? "" : job.tenant));
+            byJob.computeIfAbsent(a.jobId, k -> new ArrayList<>()).add(a);
+        }
+        int queued = 0;
+        for (JobEntity job : open.jobs()) {
+            JobSpec spec = readableSpec(job);
+            if (spec == null) {
+                unreadable.add(job.id); // failed once restored; the rest comes back as it was
+                continue;
             }
-            int queued = 0;
-            for (JobEntity job : jobs) {
-                JobSpec spec = readableSpec(job);
-                if (spec == null) {
-                    unreadable.add(job.id); // failed once restored; the rest comes back as it was
-                    continue;
-                }
-                JobRecord record = jobRecord(job, spec, byJob.getOrDefault(job.id, List.of()));
-                state.replay(record);
-                if (record instanceof JobRecord.Queued q) {
-                    fragmentation.observe(q.entry().request());
-                    queued++;
-                }
+            JobRecord record = jobRecord(job, spec, byJob.getOrDefault(job.id, List.of()));
+            state.replay(record);
+            if (record instanceof JobRecord.Queued q) {
+                fragmentation.observe(q.entry().request());
+                queued++;
             }
-            return allocs.size() + " held allocation(s), " + state.running().size() + " running and "
-                    + queued + " queued job(s)" + (unreadable.isEmpty() ? ""
-                            : "; " + unreadable.size() + " job(s) with an unreadable spec to fail");
-        }).call(() -> {
-            Uni<Void> chain = Uni.createFrom().voidItem();
-            for (String id : unreadable) {
-                chain = chain.call(() -> failJob(id, "its stored spec cannot be read", null));
-            }
-            return chain;
-        });
+        }
+        return allocs.size() + " held allocation(s), " + state.running().size() + " running and "
+                + queued + " queued job(s)" + (unreadable.isEmpty() ? ""
+                        : "; " + unreadable.size() + " job(s) with an unreadable spec to fail");
     }
 
     // ---------------------------------------------------------------- API operations

@@ -26,7 +26,11 @@ import org.jboss.logging.Logger;
 /**
  * Active/standby election through PostgreSQL: a lease on the one row of {@code scheduler_leader}. Every
  * tick the leader renews its lease; every other instance tries to take it, which succeeds once the lease
- * has expired (or was released by a leader that shut down) and raises the epoch. Lease times are the
+ * has expired (or was released by a leader that shut down) and raises the epoch: to the database's clock in
+ * milliseconds, or by one should that not be higher. Agents keep the highest epoch they saw across their
+ * restarts, so epochs must keep rising even when the lease row starts again (a new or restored
+ * database): a counter would start again below what the agents remember, and they would refuse every
+ * command. Lease times are the
  * database's, so the instances' clocks play no part. The epoch fences the old leader: the database
  * refuses its writes ({@code gpucloud_fence}) and agents refuse its commands.
  *
@@ -34,15 +38,15 @@ import org.jboss.logging.Logger;
  * connection stays open), so a leader stopped with SIGSTOP would keep it; a lease expires by itself.
  * Why not a Kafka group: the database is where the fencing has to hold.
  *
- * <p>Taking over rebuilds the engine's jobs and allocations from the database (the fleet, from inventory
- * and telemetry, is kept warm all along) and then starts the leader's inputs; losing the lease stops the
- * inputs and empties that state again.
+ * <p>A standby follows the leader's writes as they commit ({@link SchedulerEngine#follow}), so taking over
+ * is a catch-up of the last tick's changes (the fleet, from inventory and telemetry, is kept warm all
+ * along); then the leader's inputs start. Losing the lease stops the inputs and empties that state; the
+ * instance then follows the new leader.
  */
 @ApplicationScoped
 public class Leadership {
 
     private static final Logger LOG = Logger.getLogger(Leadership.class);
-    private static final long REHEARSAL_MILLIS = 15_000;
 
     private final Pool pool;
     private final LeaderState state;
@@ -53,7 +57,7 @@ public class Leadership {
     private final Counter takeovers;
     private final Counter depositions;
     private volatile boolean stopping;
-    private volatile long lastRehearsalMillis;
+    private final AtomicBoolean following = new AtomicBoolean();
     private volatile Vertx vertx;
     /** A one-shot try to lead, due when the leader's lease runs out (-1: none set). */
     private volatile long expiryTimer = -1;
@@ -79,7 +83,10 @@ public class Leadership {
         this.vertx = vertx;
         state.onFenced(reason -> stepDown("a write was refused: " + reason));
         tick();
-        vertx.setPeriodic(config.leaderTick().toMillis(), id -> tick());
+        vertx.setPeriodic(config.leaderTick().toMillis(), id -> {
+            tick();
+            follow();
+        });
     }
 
     /** A leader that shuts down gives its lease back, so a standby takes over within a tick. */
@@ -109,7 +116,7 @@ public class Leadership {
         if (stopping || !busy.compareAndSet(false, true)) {
             return;
         }
-        Uni<Void> step = state.leads() ? renew() : tryToLead().call(this::rehearseNowAndThen);
+        Uni<Void> step = state.leads() ? renew() : tryToLead();
         step.subscribe().with(v -> busy.set(false), f -> {
             busy.set(false);
             LOG.debugf("leader lease: %s", f.toString());
@@ -138,7 +145,8 @@ public class Leadership {
 
     private Uni<Void> tryToLead() {
         return pool.withTransaction(c -> c.query("set local lock_timeout = " + takeoverLockTimeoutMillis()).execute()
-                        .chain(() -> c.preparedQuery("update scheduler_leader set epoch = epoch + 1, holder = $1,"
+                        .chain(() -> c.preparedQuery("update scheduler_leader set epoch = greatest(epoch + 1, (extract(epoch from"
+                                        + " clock_timestamp()) * 1000)::bigint), holder = $1,"
                                         + " address = $2, lease_until = now() + $3 * interval '1 millisecond',"
                                         + " acquired_at = now() where id = 1 and (lease_until < now() or holder = $1)"
                                         + " returning epoch, lease_until")
@@ -201,17 +209,25 @@ public class Leadership {
         });
     }
 
-    /** A standby reads what a takeover reads every {@code REHEARSAL_MILLIS}, so that its takeover runs warm. */
-    private Uni<Void> rehearseNowAndThen() {
-        long now = System.currentTimeMillis();
-        if (state.leads() || now - lastRehearsalMillis < REHEARSAL_MILLIS) {
-            return Uni.createFrom().voidItem();
+    /**
+     * A standby replays the leader's writes as they commit (at every tick, a read of what changed since the
+     * last), so that a takeover is a catch-up. Apart from the lease's ticks: a long first read must not delay
+     * a try to lead.
+     */
+    private void follow() {
+        if (stopping || state.leads() || !following.compareAndSet(false, true)) {
+            return;
         }
-        lastRehearsalMillis = now;
-        return engine.rehearseTakeOver()
-                .invoke(rows -> LOG.debugf("rehearsed a takeover: %d rows in %d ms", (Object) rows,
-                        System.currentTimeMillis() - now))
-                .onFailure().recoverWithNull().replaceWithVoid();
+        long started = System.currentTimeMillis();
+        engine.follow().subscribe().with(rows -> {
+            following.set(false);
+            if (rows > 0) {
+                LOG.debugf("followed the leader: %d row(s) in %d ms", (Object) rows, System.currentTimeMillis() - started);
+            }
+        }, f -> {
+            following.set(false);
+            LOG.debugf("could not follow the leader now: %s", f.toString());
+        });
     }
 
     private void observe(RowSet<Row> rows) {
