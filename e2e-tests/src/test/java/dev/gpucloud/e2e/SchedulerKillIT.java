@@ -790,14 +790,15 @@ class SchedulerKillIT {
     }
 
     /**
-     * Restarts the machine's PostgreSQL cluster (fast shutdown: every connection is cut), as an operator
-     * or a failover of the database would. Where the database is not the machine's cluster, says so and
-     * leaves it alone.
+     * Restarts the machine's PostgreSQL cluster {@code -Dgpucloud.killtest.pg-cluster} (fast shutdown: every
+     * connection is cut), as an operator or a failover of the database would. Where the database is not that
+     * cluster (another port, or no such cluster here), says so and leaves it alone.
      */
     static void restartDatabase() throws Exception {
         String cluster = System.getProperty("gpucloud.killtest.pg-cluster", "15 main");
-        if (!Files.isExecutable(Path.of("/usr/bin/pg_ctlcluster")) || !PG.endsWith(":5432")) {
-            log("PostgreSQL at " + PG + " is not this machine's cluster: its restart is skipped");
+        String port = clusterPort(cluster);
+        if (!Files.isExecutable(Path.of("/usr/bin/pg_ctlcluster")) || port == null || !PG.endsWith(":" + port)) {
+            log("PostgreSQL at " + PG + " is not this machine's cluster " + cluster + ": its restart is skipped");
             return;
         }
         List<String> command = new ArrayList<>(List.of("pg_ctlcluster"));
@@ -811,6 +812,23 @@ class SchedulerKillIT {
                     + RUN_DIR.resolve("logs/postgres-restart.log"));
         }
         log("PostgreSQL " + cluster + " restarted");
+    }
+
+    /** The port of a cluster of this machine ("15 main"), as pg_lsclusters lists it; null if it lists none. */
+    static String clusterPort(String cluster) throws Exception {
+        if (!Files.isExecutable(Path.of("/usr/bin/pg_lsclusters"))) {
+            return null;
+        }
+        Process p = new ProcessBuilder("pg_lsclusters", "--no-header").redirectErrorStream(true).start();
+        String listing = new String(p.getInputStream().readAllBytes());
+        p.waitFor(10, TimeUnit.SECONDS);
+        for (String line : listing.split("\n")) {
+            String[] fields = line.trim().split("\\s+"); // version, name, port, status, ...
+            if (fields.length >= 3 && (fields[0] + " " + fields[1]).equals(cluster)) {
+                return fields[2];
+            }
+        }
+        return null;
     }
 
     /** Ends an instance: SIGTERM (a graceful stop, as an upgrade does) or SIGKILL. */
