@@ -105,9 +105,10 @@ class SchedulerKillIT {
     static final int MAX_JOBS = 160;
     /**
      * The kinds of fault: kill -9, SIGTERM and SIGSTOP (past its lease, then SIGCONT) of the leader of the
-     * moment; kill -9 of the broker; a restart of PostgreSQL; kill -9 of both instances at once.
+     * moment; kill -9 of the broker; a restart of PostgreSQL; kill -9 of both instances at once; kill -9 of
+     * billing-service.
      */
-    enum Fault { KILL_LEADER, SIGTERM_LEADER, SIGSTOP_LEADER, KILL_BROKER, RESTART_DATABASE, KILL_BOTH }
+    enum Fault { KILL_LEADER, SIGTERM_LEADER, SIGSTOP_LEADER, KILL_BROKER, RESTART_DATABASE, KILL_BOTH, KILL_BILLING }
 
     /**
      * How many faults: every kind once, in the enum's order, then kinds drawn from the seed
@@ -145,12 +146,16 @@ class SchedulerKillIT {
     static final Path SCHEDULER_APP = RUN_DIR.resolve("apps/scheduler-service");
     static final Path AGENT_APP = RUN_DIR.resolve("apps/node-agent");
     static final Path BILLING_APP = RUN_DIR.resolve("apps/billing-service");
-    /** How long the long job and the probes run ({@code sleep N}): billing must count exactly that. */
-    static final int LONG_JOB_SECONDS = 40 + 25 * FAULT_COUNT;
+    /**
+     * How long the long job and the probes run ({@code sleep N}): billing must count exactly that. The long
+     * job outlasts every fault; a kill of billing does not touch the scheduler, so it adds no time.
+     */
+    static final int LONG_JOB_SECONDS = 40 + 25 * (int) FAULTS.stream().filter(f -> f != Fault.KILL_BILLING).count();
     static final int PROBE_SECONDS = 1;
 
     static Process agent;
     static Process billing;
+    static int billingStarts;
     static final Process[] schedulers = new Process[2];
     static int schedulerStarts;
     static final ManagedChannel[] channels = new ManagedChannel[2];
@@ -295,11 +300,20 @@ class SchedulerKillIT {
                     startScheduler(0);
                     startScheduler(1);
                 }
+                case KILL_BILLING -> {
+                    probe.start();
+                    billing.destroyForcibly().waitFor();
+                    log("billing (pid " + billing.pid() + ") was killed");
+                    startBilling(); // its supervisor's restart; usage meanwhile waits on the topic
+                }
             }
             for (ManagedChannel c : channels) {
                 c.resetConnectBackoff();
             }
             probe.join(TimeUnit.SECONDS.toMillis(90));
+            if (fault == Fault.KILL_BILLING) {
+                waitReady("billing", BILLING, billing);
+            }
             if (restart >= 0) {
                 Thread.sleep(restartAfterMillis);
                 startScheduler(restart);
@@ -865,8 +879,11 @@ class SchedulerKillIT {
         env.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + PG + "/" + KillTestBilling.DB + "?currentSchema=" + SCHEMA);
         env.put("QUARKUS_FLYWAY_SCHEMAS", SCHEMA);
         env.put("QUARKUS_FLYWAY_DEFAULT_SCHEMA", SCHEMA);
-        billing = java("billing", BILLING, env, List.of(
-                "-Dgpucloud.billing.minimum-billable-seconds=" + KillTestBilling.MINIMUM_SECONDS),
+        billing = java("billing-start-" + ++billingStarts, BILLING, env, List.of(
+                "-Dgpucloud.billing.minimum-billable-seconds=" + KillTestBilling.MINIMUM_SECONDS,
+                // static membership: a restart after kill -9 takes the partitions back at once instead of
+                // waiting out the killed consumer's session
+                "-Dmp.messaging.incoming.usage-in.group.instance.id=billing-killtest-" + RUN_ID),
                 BILLING_APP.resolve("quarkus-run.jar"));
     }
 
