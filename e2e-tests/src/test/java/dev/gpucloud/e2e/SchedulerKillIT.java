@@ -22,6 +22,8 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.File;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -171,6 +173,7 @@ class SchedulerKillIT {
     static void up() throws Exception {
         Files.createDirectories(RUN_DIR.resolve("logs"));
         log("seed " + SEED + " (replay with -Dgpucloud.killtest.seed=" + SEED + "), run " + RUN_ID);
+        requireFreePorts();
         Runtime.getRuntime().addShutdownHook(new Thread(SchedulerKillIT::killChildren));
         deleteTree(RUN_DIR.resolve("kafka/data")); // a fresh broker: no offsets or topics from an earlier run
         kafka("start");
@@ -847,6 +850,23 @@ class SchedulerKillIT {
     }
 
     // ---------------------------------------------------------------- processes
+
+    /**
+     * Refuses to start while anything listens on the test's ports: kafka.sh would adopt another run's broker,
+     * and this run's agent would announce its hosts there before failing on its own port, so the other run's
+     * schedulers would place jobs on hosts that never start them.
+     */
+    static void requireFreePorts() {
+        for (int port : new int[] {SCHEDULERS[0], SCHEDULERS[1], KAFKA, KAFKA_CONTROLLER, AGENT, BILLING}) {
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("localhost", port), 1000);
+            } catch (IOException e) {
+                continue; // nothing listens: free
+            }
+            throw new IllegalStateException("port " + port + " is in use (another run of this test?): `ss -ltnp | grep "
+                    + port + "` says by what");
+        }
+    }
 
     static void startScheduler(int instance) throws Exception {
         schedulerStarts++;
