@@ -22,6 +22,8 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.File;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -52,12 +54,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Crash recovery of the scheduler, as a black box. Starts a private Kafka broker, a simulated fleet
- * and the scheduler-service jar as child processes (the scheduler's tables in a schema of their own
- * in gpucloud_scheduler_test), submits a long job and then a stream of jobs over gRPC (1 GPU, 8 GPUs,
- * 2-worker RDMA gangs; a few cancelled), stops the scheduler at seeded random points under that load
- * (kill -9, then SIGTERM, then kill -9 again, sometimes staying down a few seconds) and starts it
- * again, then lets the system settle and checks, through the database, gRPC and the agent:
+ * Crash recovery of the scheduler, as a black box. Starts a private Kafka broker, a simulated fleet,
+ * two instances of the scheduler-service jar and the billing-service jar as child processes (their
+ * tables in a schema of their own in gpucloud_scheduler_test and gpucloud_billing_test), submits a long
+ * job and then a stream of jobs over gRPC (1 GPU, a MIG slice, 8 GPUs, 2-worker RDMA gangs; a few
+ * cancelled), injects the {@link Fault}s at seeded random points under that load, then lets the system
+ * settle and checks, through the databases, gRPC, billing's REST API and the agent:
  *
  * <ul>
  *   <li>nothing running was disturbed: no job ran twice (every job ends on attempt 1), none FAILED,
@@ -74,7 +76,11 @@ import org.junit.jupiter.api.Test;
  *       GPU is held by two active allocations; the agent runs nothing the scheduler thinks ended;</li>
  *   <li>no allocation leaked: an active allocation belongs to a SCHEDULED, RUNNING or CHECKPOINTING
  *       job, on its current attempt; the scheduler's in-memory view of the GPUs matches the table;
- *       the outbox drains; every accepted job ends.</li>
+ *       the outbox drains; every accepted job ends;</li>
+ *   <li>billed once ({@link KillTestBilling}): once billing has stored usage.events to its end, every
+ *       allocation that started is billed, for exactly as long as its command ran, at least the 60 s
+ *       minimum, times its units; nothing is billed that the scheduler never made; no job is billed for
+ *       allocations of two attempts, so a fault never makes a tenant pay a second minimum.</li>
  * </ul>
  *
  * The seed is printed; {@code -Dgpucloud.killtest.seed=N} replays the same kill points, and
@@ -88,6 +94,7 @@ class SchedulerKillIT {
     static final int KAFKA = PORTS + 2;
     static final int KAFKA_CONTROLLER = PORTS + 3;
     static final int AGENT = PORTS + 4;
+    static final int BILLING = PORTS + 5;
     /** Whole-GPU a100x8 hosts ({@code -Dgpucloud.killtest.hosts}), plus two in MIG mode. */
     static final int HOSTS = Integer.getInteger("gpucloud.killtest.hosts", 16);
     static final int MIG_HOSTS = 2;
@@ -101,9 +108,10 @@ class SchedulerKillIT {
     static final int MAX_JOBS = 160;
     /**
      * The kinds of fault: kill -9, SIGTERM and SIGSTOP (past its lease, then SIGCONT) of the leader of the
-     * moment; kill -9 of the broker; a restart of PostgreSQL; kill -9 of both instances at once.
+     * moment; kill -9 of the broker; a restart of PostgreSQL; kill -9 of both instances at once; kill -9 of
+     * billing-service.
      */
-    enum Fault { KILL_LEADER, SIGTERM_LEADER, SIGSTOP_LEADER, KILL_BROKER, RESTART_DATABASE, KILL_BOTH }
+    enum Fault { KILL_LEADER, SIGTERM_LEADER, SIGSTOP_LEADER, KILL_BROKER, RESTART_DATABASE, KILL_BOTH, KILL_BILLING }
 
     /**
      * How many faults: every kind once, in the enum's order, then kinds drawn from the seed
@@ -140,8 +148,17 @@ class SchedulerKillIT {
     static final HttpClient HTTP = HttpClient.newHttpClient();
     static final Path SCHEDULER_APP = RUN_DIR.resolve("apps/scheduler-service");
     static final Path AGENT_APP = RUN_DIR.resolve("apps/node-agent");
+    static final Path BILLING_APP = RUN_DIR.resolve("apps/billing-service");
+    /**
+     * How long the long job and the probes run ({@code sleep N}): billing must count exactly that. The long
+     * job outlasts every fault; a kill of billing does not touch the scheduler, so it adds no time.
+     */
+    static final int LONG_JOB_SECONDS = 40 + 25 * (int) FAULTS.stream().filter(f -> f != Fault.KILL_BILLING).count();
+    static final int PROBE_SECONDS = 1;
 
     static Process agent;
+    static Process billing;
+    static int billingStarts;
     static final Process[] schedulers = new Process[2];
     static int schedulerStarts;
     static final ManagedChannel[] channels = new ManagedChannel[2];
@@ -151,11 +168,13 @@ class SchedulerKillIT {
     static final Map<Fault, List<Long>> gaps = new java.util.EnumMap<>(Fault.class);
     static boolean kafkaStarted;
     static boolean schemaCreated;
+    static boolean billingSchemaCreated;
 
     @BeforeAll
     static void up() throws Exception {
         Files.createDirectories(RUN_DIR.resolve("logs"));
         log("seed " + SEED + " (replay with -Dgpucloud.killtest.seed=" + SEED + "), run " + RUN_ID);
+        requireFreePorts();
         Runtime.getRuntime().addShutdownHook(new Thread(SchedulerKillIT::killChildren));
         deleteTree(RUN_DIR.resolve("kafka/data")); // a fresh broker: no offsets or topics from an earlier run
         deleteTree(RUN_DIR.resolve("agent-spool")); // and an agent with nothing an earlier run left unsent
@@ -165,22 +184,30 @@ class SchedulerKillIT {
             st.execute("create schema " + SCHEMA);
             schemaCreated = true;
         }
+        try (Connection c = billingDb(null); Statement st = c.createStatement()) {
+            st.execute("create schema " + SCHEMA);
+            billingSchemaCreated = true;
+        }
         // Copies of the built services, so that a rebuild during the test cannot change them under it.
         copyTree(Path.of(System.getProperty("gpucloud.killtest.scheduler-app",
                 ROOT.resolve("scheduler-service/target/quarkus-app").toString())), SCHEDULER_APP);
         copyTree(ROOT.resolve("node-agent/target/quarkus-app"), AGENT_APP);
+        copyTree(ROOT.resolve("billing-service/target/quarkus-app"), BILLING_APP);
         // the environment wins over -D for SmallRye's Kafka connector: CI exports the shared broker there
         agent = java("agent", AGENT, Map.of("KAFKA_BOOTSTRAP_SERVERS", "localhost:" + KAFKA), List.of(
                 "-Dgpucloud.agent.id=killtest-" + RUN_ID,
                 "-Dgpucloud.agent.inventory-interval=30m", // gpu.inventory grows stale: liveness must not read it as silence
+                "-Dgpucloud.agent.usage-interval=1s", // usage in flight at every fault, for billing to fold once
                 "-Dgpucloud.agent.sim.node-prefix=" + NODE_PREFIX,
                 "-Dgpucloud.agent.sim.fleet=a100x8:" + HOSTS + ",a100x8-mig:" + MIG_HOSTS + ",h100x8:1",
                 "-Dgpucloud.agent.spool.dir=" + RUN_DIR.resolve("agent-spool"),
                 "-Dkafka.bootstrap.servers=localhost:" + KAFKA),
                 AGENT_APP.resolve("quarkus-run.jar"));
+        startBilling();
         startScheduler(0);
         startScheduler(1);
         waitReady("agent", AGENT, agent);
+        waitReady("billing", BILLING, billing);
         for (int i = 0; i < 2; i++) {
             channels[i] = ManagedChannelBuilder.forAddress("localhost", SCHEDULERS[i]).usePlaintext().build();
         }
@@ -200,6 +227,7 @@ class SchedulerKillIT {
             stop(p);
         }
         stop(agent);
+        stop(billing);
         if (kafkaStarted) {
             kafka("stop");
             deleteTree(RUN_DIR.resolve("kafka/data"));
@@ -207,6 +235,11 @@ class SchedulerKillIT {
         deleteTree(RUN_DIR.resolve("apps"));
         if (schemaCreated) {
             try (Connection c = db(null); Statement st = c.createStatement()) {
+                st.execute("drop schema if exists " + SCHEMA + " cascade");
+            }
+        }
+        if (billingSchemaCreated) {
+            try (Connection c = billingDb(null); Statement st = c.createStatement()) {
                 st.execute("drop schema if exists " + SCHEMA + " cascade");
             }
         }
@@ -272,11 +305,20 @@ class SchedulerKillIT {
                     startScheduler(0);
                     startScheduler(1);
                 }
+                case KILL_BILLING -> {
+                    probe.start();
+                    billing.destroyForcibly().waitFor();
+                    log("billing (pid " + billing.pid() + ") was killed");
+                    startBilling(); // its supervisor's restart; usage meanwhile waits on the topic
+                }
             }
             for (ManagedChannel c : channels) {
                 c.resetConnectBackoff();
             }
             probe.join(TimeUnit.SECONDS.toMillis(90));
+            if (fault == Fault.KILL_BILLING) {
+                waitReady("billing", BILLING, billing);
+            }
             if (restart >= 0) {
                 Thread.sleep(restartAfterMillis);
                 startScheduler(restart);
@@ -311,6 +353,7 @@ class SchedulerKillIT {
             // These compare two reads taken at different moments, so they hold only once nothing moves.
             checkSchedulerViewMatchesTable(active, violations);
             checkAgentRunsOnlyActive(active, violations);
+            checkBilling(load, longJob, violations);
         }
         long outbox = count("select count(*) from outbox");
         if (outbox > 0) {
@@ -466,7 +509,7 @@ class SchedulerKillIT {
     static String submitLongJob() {
         JobSpec spec = JobSpec.newBuilder().setName("long-runner").setWorkers(1).setGpusPerWorker(1).addGpuModels(LOAD_MODEL)
                 .addCommand("sleep")
-                .addCommand(String.valueOf(40 + 25 * FAULT_COUNT)).build();
+                .addCommand(String.valueOf(LONG_JOB_SECONDS)).build();
         String jobId = jobService().withDeadlineAfter(20, TimeUnit.SECONDS)
                 .submitJob(SubmitJobRequest.newBuilder().setTenant(TENANT).setClientRequestId(TENANT + "-long")
                         .setSpec(spec).build())
@@ -717,6 +760,40 @@ class SchedulerKillIT {
                 .collect(java.util.stream.Collectors.joining(", ", "{", map.size() > 10 ? ", ... (" + map.size() + ")}" : "}"));
     }
 
+    /**
+     * Once billing has folded everything the agent reported, it bills each allocation the scheduler made
+     * once, for as long as it ran, and no job for a second attempt (KillTestBilling).
+     */
+    static void checkBilling(Load load, String longJob, List<String> violations) throws Exception {
+        try (Connection c = billingDb(SCHEMA)) {
+            if (!KillTestBilling.caughtUp("localhost:" + KAFKA, c, Duration.ofSeconds(60))) {
+                violations.add("billing did not store usage.events up to its end within 60 s after the load settled");
+                return;
+            }
+        }
+        Map<String, Long> runMicros = new HashMap<>();
+        load.accepted.forEach((requestId, jobId) -> runMicros.put(jobId,
+                Long.parseLong(load.requests.get(requestId).getSpec().getCommand(1)) * 1_000_000));
+        probes.forEach(id -> runMicros.put(id, PROBE_SECONDS * 1_000_000L));
+        runMicros.put(longJob, LONG_JOB_SECONDS * 1_000_000L);
+        Map<String, KillTestBilling.Made> made;
+        try (Connection c = db(SCHEMA)) {
+            made = KillTestBilling.made(c);
+        }
+        Map<String, KillTestBilling.Billed> billed;
+        try (Connection c = billingDb(SCHEMA)) {
+            billed = KillTestBilling.billed(c);
+        }
+        Map<String, Long> invoiced = KillTestBilling.invoicedSeconds(BILLING,
+                billed.values().stream().map(KillTestBilling.Billed::tenant).collect(java.util.stream.Collectors.toSet()));
+        KillTestBilling.checkBilledAsMade(made, billed, runMicros, violations);
+        KillTestBilling.checkInvoiced(billed, invoiced, violations);
+        log("billing: " + billed.size() + " allocation(s) of " + invoiced.size() + " job(s) billed, "
+                + invoiced.values().stream().mapToLong(Long::longValue).sum() + " SKU-seconds invoiced; the scheduler made "
+                + made.size() + " allocation(s), " + made.values().stream().filter(m -> m.startedAt() != 0).count()
+                + " started");
+    }
+
     // ---------------------------------------------------------------- database
 
     record Row(String id, String clientRequestId, String state, int attempt, String reason) {
@@ -728,6 +805,11 @@ class SchedulerKillIT {
 
     static Connection db(String schema) throws SQLException {
         return DriverManager.getConnection(schema == null ? JDBC : JDBC + "?currentSchema=" + schema, DB_USER, DB_PASSWORD);
+    }
+
+    static Connection billingDb(String schema) throws SQLException {
+        String url = "jdbc:postgresql://" + PG + "/" + KillTestBilling.DB;
+        return DriverManager.getConnection(schema == null ? url : url + "?currentSchema=" + schema, DB_USER, DB_PASSWORD);
     }
 
     static Map<String, Row> jobs() throws SQLException {
@@ -772,6 +854,23 @@ class SchedulerKillIT {
 
     // ---------------------------------------------------------------- processes
 
+    /**
+     * Refuses to start while anything listens on the test's ports: kafka.sh would adopt another run's broker,
+     * and this run's agent would announce its hosts there before failing on its own port, so the other run's
+     * schedulers would place jobs on hosts that never start them.
+     */
+    static void requireFreePorts() {
+        for (int port : new int[] {SCHEDULERS[0], SCHEDULERS[1], KAFKA, KAFKA_CONTROLLER, AGENT, BILLING}) {
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("localhost", port), 1000);
+            } catch (IOException e) {
+                continue; // nothing listens: free
+            }
+            throw new IllegalStateException("port " + port + " is in use (another run of this test?): `ss -ltnp | grep "
+                    + port + "` says by what");
+        }
+    }
+
     static void startScheduler(int instance) throws Exception {
         schedulerStarts++;
         int port = SCHEDULERS[instance];
@@ -793,14 +892,34 @@ class SchedulerKillIT {
     }
 
     /**
-     * Restarts the machine's PostgreSQL cluster (fast shutdown: every connection is cut), as an operator
-     * or a failover of the database would. Where the database is not the machine's cluster, says so and
-     * leaves it alone.
+     * Starts billing-service on the test's broker, its tables in a schema of their own in the billing test
+     * database, with the minimum the checks expect.
+     */
+    static void startBilling() throws Exception {
+        Map<String, String> env = new HashMap<>();
+        env.put("KAFKA_BOOTSTRAP_SERVERS", "localhost:" + KAFKA);
+        env.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + PG + "/" + KillTestBilling.DB + "?search_path=" + SCHEMA);
+        env.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + PG + "/" + KillTestBilling.DB + "?currentSchema=" + SCHEMA);
+        env.put("QUARKUS_FLYWAY_SCHEMAS", SCHEMA);
+        env.put("QUARKUS_FLYWAY_DEFAULT_SCHEMA", SCHEMA);
+        billing = java("billing-start-" + ++billingStarts, BILLING, env, List.of(
+                "-Dgpucloud.billing.minimum-billable-seconds=" + KillTestBilling.MINIMUM_SECONDS,
+                // static membership: a restart after kill -9 takes the partitions back at once instead of
+                // waiting out the killed consumer's session
+                "-Dmp.messaging.incoming.usage-in.group.instance.id=billing-killtest-" + RUN_ID),
+                BILLING_APP.resolve("quarkus-run.jar"));
+    }
+
+    /**
+     * Restarts the machine's PostgreSQL cluster {@code -Dgpucloud.killtest.pg-cluster} (fast shutdown: every
+     * connection is cut), as an operator or a failover of the database would. Where the database is not that
+     * cluster (another port, or no such cluster here), says so and leaves it alone.
      */
     static void restartDatabase() throws Exception {
         String cluster = System.getProperty("gpucloud.killtest.pg-cluster", "15 main");
-        if (!Files.isExecutable(Path.of("/usr/bin/pg_ctlcluster")) || !PG.endsWith(":5432")) {
-            log("PostgreSQL at " + PG + " is not this machine's cluster: its restart is skipped");
+        String port = clusterPort(cluster);
+        if (!Files.isExecutable(Path.of("/usr/bin/pg_ctlcluster")) || port == null || !PG.endsWith(":" + port)) {
+            log("PostgreSQL at " + PG + " is not this machine's cluster " + cluster + ": its restart is skipped");
             return;
         }
         List<String> command = new ArrayList<>(List.of("pg_ctlcluster"));
@@ -814,6 +933,23 @@ class SchedulerKillIT {
                     + RUN_DIR.resolve("logs/postgres-restart.log"));
         }
         log("PostgreSQL " + cluster + " restarted");
+    }
+
+    /** The port of a cluster of this machine ("15 main"), as pg_lsclusters lists it; null if it lists none. */
+    static String clusterPort(String cluster) throws Exception {
+        if (!Files.isExecutable(Path.of("/usr/bin/pg_lsclusters"))) {
+            return null;
+        }
+        Process p = new ProcessBuilder("pg_lsclusters", "--no-header").redirectErrorStream(true).start();
+        String listing = new String(p.getInputStream().readAllBytes());
+        p.waitFor(10, TimeUnit.SECONDS);
+        for (String line : listing.split("\n")) {
+            String[] fields = line.trim().split("\\s+"); // version, name, port, status, ...
+            if (fields.length >= 3 && (fields[0] + " " + fields[1]).equals(cluster)) {
+                return fields[2];
+            }
+        }
+        return null;
     }
 
     /** Ends an instance: SIGTERM (a graceful stop, as an upgrade does) or SIGKILL. */
@@ -887,10 +1023,6 @@ class SchedulerKillIT {
     }
 
     /**
-     * Measures a fault's gap: submits a 1-GPU job from the moment of the fault, at whichever instance takes
-     * it, and waits until it is placed (no longer PENDING); {@code placedAfterMillis} is how long that took.
-     */
-    /**
      * Measures how long after a fault the scheduler places again: a probe job is submitted as the fault
      * strikes (retried on the other instance after a one-second deadline, as a client of a paused leader
      * would), on a host of its own, and the figure is the time from the fault to its allocation's creation
@@ -915,7 +1047,7 @@ class SchedulerKillIT {
             SubmitJobRequest request = SubmitJobRequest.newBuilder().setTenant(TENANT + "-probe")
                     .setClientRequestId(TENANT + "-probe-" + fault).setSpec(JobSpec.newBuilder().setName("probe")
                             .setWorkers(1).setGpusPerWorker(1).addGpuModels(PROBE_MODEL)
-                            .addCommand("sleep").addCommand("1"))
+                            .addCommand("sleep").addCommand(String.valueOf(PROBE_SECONDS)))
                     .build();
             long deadline = from + TimeUnit.SECONDS.toNanos(90);
             String jobId = null;
@@ -1020,7 +1152,7 @@ class SchedulerKillIT {
     }
 
     static void killChildren() {
-        for (Process p : new Process[] {schedulers[0], schedulers[1], agent}) {
+        for (Process p : new Process[] {schedulers[0], schedulers[1], agent, billing}) {
             if (p != null && p.isAlive()) {
                 p.destroyForcibly();
             }
@@ -1051,7 +1183,7 @@ class SchedulerKillIT {
     static void copyTree(Path from, Path to) throws IOException {
         if (!Files.exists(from.resolve("quarkus-run.jar"))) {
             throw new IllegalStateException(from.resolve("quarkus-run.jar") + " is missing: package the service first"
-                    + " (./mvnw -B -pl scheduler-service,node-agent package -DskipTests)");
+                    + " (./mvnw -B -pl scheduler-service,node-agent,billing-service package -DskipTests)");
         }
         deleteTree(to);
         try (var paths = Files.walk(from)) {
