@@ -20,3 +20,7 @@ create trigger allocations_mark_change before insert or update on allocations
 
 create index jobs_change_xid on jobs (change_xid);
 create index allocations_change_xid on allocations (change_xid);
+
+-- A full read (a start, or a standby after a deposition) also takes the allocations that ended lately:
+-- a host's report from just before their end may still list them, and must not read as foreign work.
+create index allocations_ended_at on allocations (ended_at);

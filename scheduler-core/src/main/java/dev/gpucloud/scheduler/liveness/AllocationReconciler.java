@@ -212,8 +212,11 @@ public final class AllocationReconciler {
         return new Plan(hold, release, stops, conflicts, running);
     }
 
-    /** Ends older than {@code cutoffMillis} can no longer meet a report that predates them. */
-    private void forgetEndsBefore(long cutoffMillis) {
+    /**
+     * Ends older than {@code cutoffMillis} can no longer meet a report that predates them. A pass prunes them
+     * itself; a standby, which learns of ends without running passes, calls this.
+     */
+    public void forgetEndsBefore(long cutoffMillis) {
         var it = endedAt.entrySet().iterator();
         while (it.hasNext() && it.next().getValue() < cutoffMillis) {
             it.remove();

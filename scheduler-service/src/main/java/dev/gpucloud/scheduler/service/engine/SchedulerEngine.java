@@ -314,9 +314,10 @@ public class SchedulerEngine {
     private int replayChanged(Changed changed) {
         for (AllocationEntity a : changed.allocations()) {
             if (!a.isActive()) {
-                state.replay(new AllocationRecord.Released(a.id));
+                ended(a);
             }
         }
+        reconciler.forgetEndsBefore(System.currentTimeMillis() - recentEnds().toMillis());
         for (AllocationEntity a : changed.allocations()) {
             if (a.isActive()) {
                 state.replay(allocationRecord(a, changed.tenants().getOrDefault(a.jobId, "")));
@@ -379,7 +380,8 @@ public class SchedulerEngine {
      * What a takeover or a standby's first read starts from: the allocations that hold GPUs and the jobs not
      * ended (in submission order), as of one snapshot.
      */
-    private record OpenWork(String snapshot, List<AllocationEntity> held, List<JobEntity> jobs) {
+    private record OpenWork(String snapshot, List<AllocationEntity> held, List<JobEntity> jobs,
+            List<AllocationEntity> ended) {
     }
 
     private Uni<OpenWork> readOpenWork() {
@@ -390,7 +392,32 @@ public class SchedulerEngine {
                                 "from JobEntity where state not in :done order by submittedAt, id", JobEntity.class)
                         .setParameter("done", List.of(JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED))
                         .getResultList()
-                        .map(jobs -> new OpenWork(snapshot, held, jobs))));
+                        .chain(jobs -> s.createSelectionQuery("from AllocationEntity where endedAt > :since",
+                                        AllocationEntity.class)
+                                .setParameter("since", Instant.now().minus(recentEnds()))
+                                .getResultList()
+                                .map(ended -> new OpenWork(snapshot, held, jobs, ended)))));
+    }
+
+    /**
+     * How long an allocation's end is worth knowing: a host's report from up to that long before (telemetry
+     * in flight, or the host's last word before it fell silent) may still list it as running.
+     */
+    private java.time.Duration recentEnds() {
+        return config.hostTimeout().compareTo(config.reconcileGrace()) > 0 ? config.hostTimeout().plus(
+                config.reconcileGrace()) : config.reconcileGrace().multipliedBy(2);
+    }
+
+    /**
+     * The allocation ended: memory frees its GPUs, and the reconciler will not take a host's older report that
+     * still lists it for an allocation the scheduler does not know (and hold its GPUs).
+     */
+    private void ended(AllocationEntity a) {
+        state.replay(new AllocationRecord.Released(a.id));
+        long at = a.endedAt == null ? System.currentTimeMillis() : a.endedAt.toEpochMilli();
+        if (at > System.currentTimeMillis() - recentEnds().toMillis()) {
+            reconciler.ended(a.id, at);
+        }
     }
 
     private void resetState() {
@@ -439,6 +466,7 @@ public class SchedulerEngine {
     /** Replays every open row into an empty memory; jobs whose spec cannot be read go to {@code unreadable}. */
     private String replayOpen(OpenWork open, Set<String> unreadable) {
         List<AllocationEntity> allocs = open.held();
+        open.ended().forEach(this::ended);
         Map<String, JobEntity> byId = new HashMap<>();
         open.jobs().forEach(j -> byId.put(j.id, j));
         Map<String, List<AllocationEntity>> byJob = new HashMap<>();
