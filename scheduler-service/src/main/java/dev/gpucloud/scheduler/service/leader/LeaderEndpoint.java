@@ -11,7 +11,10 @@ import org.eclipse.microprofile.health.Readiness;
 /**
  * Who leads, for operators and scripts: {@code GET /scheduler/leader} answers this instance's name and
  * role and the leader as last read ({@code ./gpucloud status} shows it), and readiness carries the same.
- * A standby is ready: it answers reads and sends writers to the leader.
+ * Readiness is UP on a leader once its takeover has finished, and on a standby that knows a leader whose
+ * lease runs (it answers reads and sends writers there); DOWN while this instance takes over or while no
+ * instance holds the lease, so that a load balancer or {@code ./gpucloud up} does not send work to an
+ * instance that can neither do it nor name who can.
  */
 @Readiness
 @ApplicationScoped
@@ -44,10 +47,15 @@ public class LeaderEndpoint implements HealthCheck {
     @Override
     public HealthCheckResponse call() {
         LeaderState.Leader l = state.leader();
-        return HealthCheckResponse.named("leader election")
+        var response = HealthCheckResponse.named("leader election")
                 .withData("instance", state.instance())
                 .withData("role", state.leads() ? "leader" : "standby")
                 .withData("leader", l == null ? "none" : l.instance() + " at " + l.address() + " (epoch " + l.epoch() + ")")
-                .up().build();
+                .status(state.ready());
+        if (!state.ready()) {
+            response.withData("reason", state.leads() ? "taking over: rebuilding its state"
+                    : "no instance holds the lease now (a failover or a start is under way)");
+        }
+        return response.build();
     }
 }

@@ -23,6 +23,8 @@ public class LeaderState {
     private final String address;
     /** This instance's epoch while it leads; 0 while it does not. */
     private volatile long epoch;
+    /** True once this instance's takeover has finished under its current epoch: it serves writes. */
+    private volatile boolean serving;
     private final AtomicReference<Leader> known = new AtomicReference<>();
     private volatile Consumer<String> onFenced = reason -> { };
 
@@ -56,10 +58,35 @@ public class LeaderState {
 
     void elected(long newEpoch, Instant leaseUntil) {
         known.set(new Leader(instance, address, newEpoch, leaseUntil));
+        if (epoch != newEpoch) {
+            serving = false;
+        }
         epoch = newEpoch;
     }
 
+    /** The takeover under {@code takenEpoch} has finished (memory rebuilt, inputs started). */
+    void tookOver(long takenEpoch) {
+        if (epoch == takenEpoch) {
+            serving = true;
+        }
+    }
+
+    /**
+     * Whether this instance is of use to a client now: a leader whose takeover has finished, or a standby that
+     * knows a leader whose lease runs (it answers reads and names the leader to writers). Neither while this
+     * instance takes over, nor while no one holds the lease.
+     */
+    public boolean ready() {
+        if (leads()) {
+            return serving;
+        }
+        Leader l = known.get();
+        return l != null && !l.instance().equals(instance) && l.leaseUntil() != null
+                && l.leaseUntil().isAfter(Instant.now());
+    }
+
     void deposed() {
+        serving = false;
         epoch = 0;
         known.updateAndGet(l -> l != null && l.instance().equals(instance) ? null : l); // no longer this one
     }

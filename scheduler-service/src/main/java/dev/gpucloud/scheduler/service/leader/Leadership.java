@@ -261,6 +261,7 @@ public class Leadership {
                         return;
                     }
                     inputs.start();
+                    state.tookOver(epoch);
                     LOG.infof("%s took over in %d ms: %s", state.instance(), System.currentTimeMillis() - started,
                             restored);
                 })
