@@ -252,6 +252,7 @@ class SchedulerKillIT {
         Load load = new Load(random.nextLong());
         load.start();
         List<String> violations = new ArrayList<>();
+        int faultNumber = 0;
         for (Fault fault : FAULTS) {
             long delay = 2000 + random.nextInt(7000);
             Thread.sleep(delay);
@@ -260,7 +261,7 @@ class SchedulerKillIT {
             log(fault + ": scheduler-" + leader + " (pid " + schedulers[leader].pid() + ") leads; " + delay
                     + " ms after the last fault, " + load.accepted.size() + " jobs accepted so far");
             long at = System.nanoTime();
-            Probe probe = new Probe(fault);
+            Probe probe = new Probe(fault, ++faultNumber);
             int restart = -1;
             long restartAfterMillis = 0;
             switch (fault) {
@@ -1034,9 +1035,12 @@ class SchedulerKillIT {
         final long fromWall = System.currentTimeMillis();
         volatile long placedAfterMillis = -1;
         volatile long seenAfterMillis = -1;
+        final int number;
 
-        Probe(Fault fault) {
-            super("probe-" + fault);
+        /** The probe of the {@code number}th fault: its request id is its own, whatever the kind repeats. */
+        Probe(Fault fault, int number) {
+            super("probe-" + number + "-" + fault);
+            this.number = number;
             this.fault = fault;
             setDaemon(true);
         }
@@ -1045,7 +1049,7 @@ class SchedulerKillIT {
         public void run() {
             // its own tenant and its own host: the load's queue is neither in front of it nor in its way
             SubmitJobRequest request = SubmitJobRequest.newBuilder().setTenant(TENANT + "-probe")
-                    .setClientRequestId(TENANT + "-probe-" + fault).setSpec(JobSpec.newBuilder().setName("probe")
+                    .setClientRequestId(TENANT + "-probe-" + number + "-" + fault).setSpec(JobSpec.newBuilder().setName("probe")
                             .setWorkers(1).setGpusPerWorker(1).addGpuModels(PROBE_MODEL)
                             .addCommand("sleep").addCommand(String.valueOf(PROBE_SECONDS)))
                     .build();

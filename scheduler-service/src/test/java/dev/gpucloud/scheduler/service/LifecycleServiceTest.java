@@ -353,17 +353,28 @@ class LifecycleServiceTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.RUNNING);
     }
 
-    @Test
-    void aHighPriorityJobPreemptsALowOneAfterItsCheckpoint() {
-        String node = "pre-" + model;
+    /** A LOW job running on its own 8-GPU host, and a HIGH one that preempts it: the CHECKPOINT was sent. */
+    record Preemption(String node, String low, NodeCommand lowStart, String high, NodeCommand checkpoint) {
+    }
+
+    Preemption preemption(String node) {
         join(host(node, 8, CapacityType.ON_DEMAND, null, false));
         String low = submit(spec(8).setPriority(PriorityClass.PRIORITY_LOW));
         NodeCommand lowStart = nextCommand(node);
         report(lowStart, AllocationEventType.STARTED, null, null);
         await().atMost(Duration.ofSeconds(20)).until(() -> job(low).getState() == JobState.RUNNING);
-
         String high = submit(spec(8).setPriority(PriorityClass.PRIORITY_HIGH));
-        NodeCommand checkpoint = nextCommand(node);
+        return new Preemption(node, low, lowStart, high, nextCommand(node));
+    }
+
+    @Test
+    void aHighPriorityJobPreemptsALowOneAfterItsCheckpoint() {
+        Preemption p = preemption("pre-" + model);
+        String node = p.node();
+        String low = p.low();
+        String high = p.high();
+        NodeCommand lowStart = p.lowStart();
+        NodeCommand checkpoint = p.checkpoint();
         assertThat(checkpoint.type()).isEqualTo(NodeCommandType.CHECKPOINT);
         assertThat(checkpoint.jobId()).isEqualTo(low);
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(job(high).getReason())
@@ -391,15 +402,12 @@ class LifecycleServiceTest {
      */
     @Test
     void aPreemptedJobKeepsItsStopRequestAcrossATakeover() {
-        String node = "takeover-" + model;
-        join(host(node, 8, CapacityType.ON_DEMAND, null, false));
-        String low = submit(spec(8).setPriority(PriorityClass.PRIORITY_LOW));
-        NodeCommand lowStart = nextCommand(node);
-        report(lowStart, AllocationEventType.STARTED, null, null);
-        await().atMost(Duration.ofSeconds(20)).until(() -> job(low).getState() == JobState.RUNNING);
-        String high = submit(spec(8).setPriority(PriorityClass.PRIORITY_HIGH));
-        NodeCommand checkpoint = nextCommand(node);
-        assertThat(checkpoint.type()).isEqualTo(NodeCommandType.CHECKPOINT);
+        Preemption p = preemption("takeover-" + model);
+        String node = p.node();
+        String low = p.low();
+        String high = p.high();
+        NodeCommand lowStart = p.lowStart();
+        assertThat(p.checkpoint().type()).isEqualTo(NodeCommandType.CHECKPOINT);
 
         String restored = engine.takeOver().await().atMost(Duration.ofSeconds(30));
         assertThat(restored).contains("held allocation(s)");
