@@ -173,10 +173,6 @@ public final class SchedulerState {
         return preemptors;
     }
 
-    public int stoppingCount() {
-        return stopping.size();
-    }
-
     private void track(RunningJob r) {
         RunningJob old = running.put(r.jobId(), r);
         if (old != null) {
