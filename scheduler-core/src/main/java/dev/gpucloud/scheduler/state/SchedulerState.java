@@ -112,10 +112,19 @@ public final class SchedulerState {
         }
     }
 
-    /** Brings the allocation in line with its record: its GPUs taken or free. */
-    public void replay(AllocationRecord record) {
+    /**
+     * Brings the allocation in line with its record: its GPUs taken or free. Returns null, or why a held
+     * allocation could not be taken in (its host no longer has those GPUs, or another allocation holds them):
+     * such a row is left out, and the others go on, so that one row cannot stall a start, a takeover or a
+     * standby's follow. Its host's agent still reports it running, and reconciliation holds it from there.
+     */
+    public String replay(AllocationRecord record) {
         if (record instanceof AllocationRecord.Held h) {
-            fleet.reserve(h.assignment());
+            try {
+                fleet.reserve(h.assignment());
+            } catch (IllegalStateException e) {
+                return e.getMessage();
+            }
             if (h.started()) {
                 started.add(h.allocationId());
             } else {
@@ -125,6 +134,7 @@ public final class SchedulerState {
             fleet.unreserve(record.allocationId());
             started.remove(record.allocationId());
         }
+        return null;
     }
 
     public JobQueue queue() {

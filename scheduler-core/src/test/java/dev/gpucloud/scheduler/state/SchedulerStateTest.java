@@ -123,6 +123,24 @@ class SchedulerStateTest {
         assertThat(s.fleet().assignments()).isEmpty();
     }
 
+    @Test
+    void a_row_that_cannot_be_held_is_left_out_and_the_rest_go_on() {
+        SchedulerState s = fresh();
+        s.replay(held(3, true));
+        Held clash = new Held(Assignment.whole("other", "jx", "t", 0, "h1", List.of(3), 0, 0), true);
+        Held gone = new Held(Assignment.whole("gone", "jy", "t", 0, "h1", List.of(12), 0, 0), true);
+
+        assertThat(s.replay(clash)).as("GPU 3 is held already").isNotNull();
+        assertThat(s.replay(gone)).as("the host has 8 GPUs").isNotNull();
+        assertThat(s.replay(held(4, false))).isNull();
+
+        assertThat(s.fleet().assignment("other")).isEmpty();
+        assertThat(s.fleet().assignment("gone")).isEmpty();
+        assertThat(s.fleet().assignment("a3")).isPresent();
+        assertThat(s.fleet().assignment("a4")).isPresent();
+        assertThat(s.started("other")).isFalse();
+    }
+
     /**
      * The property a restart rests on: for any history of records, replaying only the last record of each job
      * and each allocation, in any order, into an empty state gives what replaying the whole history gave.

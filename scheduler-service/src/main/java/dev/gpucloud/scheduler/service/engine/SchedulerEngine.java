@@ -320,7 +320,7 @@ public class SchedulerEngine {
         reconciler.forgetEndsBefore(System.currentTimeMillis() - recentEnds().toMillis());
         for (AllocationEntity a : changed.allocations()) {
             if (a.isActive()) {
-                state.replay(allocationRecord(a, changed.tenants().getOrDefault(a.jobId, "")));
+                hold(a, changed.tenants().getOrDefault(a.jobId, ""));
             }
         }
         for (JobEntity job : changed.jobs()) {
@@ -408,6 +408,15 @@ public class SchedulerEngine {
                 config.reconcileGrace()) : config.reconcileGrace().multipliedBy(2);
     }
 
+    /** Takes a held allocation read back from the database into memory; one that cannot be held is logged and left out. */
+    private void hold(AllocationEntity a, String tenant) {
+        String problem = state.replay(allocationRecord(a, tenant));
+        if (problem != null) {
+            LOG.errorf("%s of %s on %s is held in the database but cannot be in memory (%s): left out; its host's"
+                    + " reports decide", a.id, a.jobId, a.nodeId, problem);
+        }
+    }
+
     /**
      * The allocation ended: memory frees its GPUs, and the reconciler will not take a host's older report that
      * still lists it for an allocation the scheduler does not know (and hold its GPUs).
@@ -472,7 +481,7 @@ public class SchedulerEngine {
         Map<String, List<AllocationEntity>> byJob = new HashMap<>();
         for (AllocationEntity a : allocs) {
             JobEntity job = byId.get(a.jobId);
-            state.replay(allocationRecord(a, job == null ? "" : job.tenant));
+            hold(a, job == null ? "" : job.tenant);
             byJob.computeIfAbsent(a.jobId, k -> new ArrayList<>()).add(a);
         }
         int queued = 0;
