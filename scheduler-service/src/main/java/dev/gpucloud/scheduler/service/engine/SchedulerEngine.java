@@ -28,7 +28,8 @@ import dev.gpucloud.scheduler.lifecycle.JobRun;
 import dev.gpucloud.scheduler.liveness.AllocationReconciler;
 import dev.gpucloud.scheduler.liveness.HostLiveness;
 import dev.gpucloud.scheduler.lifecycle.RetryPolicy;
-import dev.gpucloud.scheduler.lifecycle.Transition;
+import dev.gpucloud.scheduler.state.JobCommands;
+import dev.gpucloud.scheduler.state.JobRow;
 import dev.gpucloud.scheduler.lifecycle.WorkerOutcome;
 import dev.gpucloud.scheduler.queue.JobQueue;
 import dev.gpucloud.scheduler.queue.PassResult;
@@ -725,19 +726,10 @@ public class SchedulerEngine {
                 return view(s, job);
             }
             return activeAllocations(s, job).flatMap(active -> {
-                String why = reason == null || reason.isBlank() ? "cancelled by request" : reason;
-                if (readableSpec(job) == null) { // cancel it all the same: the spec is not needed to end it
-                    job.state = JobState.CANCELLED;
-                    job.reason = why;
-                    job.updatedAt = Instant.now();
-                } else {
-                    JobRun run = runOf(job, specOf(job));
-                    apply(job, run, run.cancelled(why, System.currentTimeMillis()));
-                }
-                LOG.infof("cancelled %s of tenant %s; stopping %d worker(s)", job.id, job.tenant, active.size());
-                return stopAll(s, job, active)
-                        .call(() -> announce(s, changes, job, null, active))
-                        .flatMap(v -> view(s, job));
+                JobSpec spec = readableSpec(job); // cancelled all the same if unreadable: ending it needs no spec
+                JobRow row = rowOf(job, spec);
+                return carryOut(s, changes, job, spec, row, JobCommands.cancel(row, reason, System.currentTimeMillis()),
+                        active).flatMap(v -> view(s, job));
             });
         })));
     }
@@ -921,59 +913,28 @@ public class SchedulerEngine {
     }
 
     /**
-     * Sends CHECKPOINT (with the deadline) to a running job's workers and marks it CHECKPOINTING; the
-     * job is stopped and requeued once it reports the checkpoint, or at the deadline.
+     * Asks a placed job to checkpoint by the deadline and then stop ({@link JobCommands#askToCheckpoint}); it
+     * is stopped and requeued once it reports the checkpoint, or at the deadline.
      */
     private Uni<Void> requestCheckpoint(Mutiny.Session s, Changes changes, JobEntity job, long deadlineMillis,
             String why, String preemptor) {
-        if (job.state != JobState.RUNNING && job.state != JobState.SCHEDULED) {
-            if (job.state != JobState.CHECKPOINTING) {
-                return Uni.createFrom().voidItem();
-            }
-            // asked again (another notice, a nearer deadline): the latest request stands
-            return activeAllocations(s, job).invoke(active -> {
-                setStop(job, new Stop(why, deadlineMillis, preemptor));
-                changes.job(jobRecord(job, specOf(job), active));
-            }).replaceWithVoid();
+        if (!GangSettlement.placed(job.state)) {
+            return Uni.createFrom().voidItem();
         }
         JobSpec spec = specOf(job);
         return activeAllocations(s, job).flatMap(active -> {
-            setStop(job, new Stop(why, deadlineMillis, preemptor));
-            if (job.state == JobState.SCHEDULED) {
-                // not started yet: nothing to save, stop it now
-                return stopAndRequeue(s, changes, job, spec, active, why);
-            }
-            JobRun run = runOf(job, spec);
-            apply(job, run, run.checkpointRequested(why + "; checkpoint by " + Instant.ofEpochMilli(deadlineMillis)));
-            Uni<Void> chain = Uni.createFrom().voidItem();
-            for (AllocationEntity a : active) {
-                NodeCommand cmd = new NodeCommand(a.id + "/checkpoint-" + job.attempt + "-" + deadlineMillis,
-                        NodeCommandType.CHECKPOINT, a.nodeId, a.id, job.id, job.tenant, a.gpus(), null, 0, a.rank, 0,
-                        null, List.of(), Map.of(), checkpointDir(job, spec), job.resumeFrom,
-                        Instant.ofEpochMilli(deadlineMillis), Instant.now());
-                chain = chain.call(() -> command(s, a.nodeId, cmd));
-            }
-            LOG.infof("%s asked to checkpoint by %s: %s", job.id, Instant.ofEpochMilli(deadlineMillis), why);
-            return chain.call(() -> announce(s, changes, job, spec, active));
+            JobRow row = rowOf(job, spec);
+            return carryOut(s, changes, job, spec, row,
+                    JobCommands.askToCheckpoint(row, deadlineMillis, why, preemptor, System.currentTimeMillis()), active);
         });
     }
 
     /** Stops a job's workers and puts it back in the queue to resume from its latest checkpoint. */
     private Uni<Void> stopAndRequeue(Mutiny.Session s, Changes changes, JobEntity job, JobSpec spec,
             List<AllocationEntity> active, String why) {
-        JobRun run = runOf(job, spec);
-        Transition t = run.interrupted(why, System.currentTimeMillis());
-        apply(job, run, t);
-        job.reason = requeueReason(why, t, job);
-        setStop(job, null);
-        changes.notes.put(job.id, job.reason);
-        LOG.infof("%s %s", job.id, job.reason);
-        return stopAll(s, job, active).call(() -> announce(s, changes, job, spec, List.of()));
-    }
-
-    private static String requeueReason(String why, Transition t, JobEntity job) {
-        return "requeued: " + why + "; lost " + t.lostWorkSeconds() + " s of work (" + t.lostGpuSeconds()
-                + " GPU-s)" + (job.resumeFrom != null ? "; resumes from " + job.resumeFrom : "; no checkpoint yet");
+        JobRow row = rowOf(job, spec);
+        return carryOut(s, changes, job, spec, row, JobCommands.interrupt(row, why, System.currentTimeMillis()),
+                active);
     }
 
     /** Applies what a host's agent saw happen to an allocation. Repeats are harmless. */
@@ -1107,13 +1068,13 @@ public class SchedulerEngine {
                                     spec.workers(), event.checkpointPath());
                             return Uni.createFrom().voidItem();
                         }
-                        return checkpointComplete(s, changes, job, spec, event);
+                        return checkpointComplete(s, changes, job, spec, event, workersSaved.intValue());
                     });
         });
     }
 
     private Uni<Void> checkpointComplete(Mutiny.Session s, Changes changes, JobEntity job, JobSpec spec,
-            AllocationEvent event) {
+            AllocationEvent event, int workersSaved) {
         return s.find(CheckpointEntity.class, checkpointKey(job.id, event.checkpointPath())).flatMap(seen -> {
             Uni<Void> record = Uni.createFrom().voidItem();
             if (seen == null) {
@@ -1124,21 +1085,13 @@ public class SchedulerEngine {
                 c.savedAt = event.occurredAt();
                 record = s.persist(c);
             }
-            JobRun run = runOf(job, spec);
-            Transition t = run.checkpointSaved(event.checkpointPath(), event.occurredAt().toEpochMilli());
-            boolean wasCheckpointing = job.state == JobState.CHECKPOINTING;
-            apply(job, run, t);
             LOG.infof("%s saved a checkpoint at %s%s", job.id, event.checkpointPath(),
                     spec.workers() > 1 ? " (all " + spec.workers() + " workers)" : "");
-            Stop stop = stopOf(job);
-            if (stop != null && wasCheckpointing) {
-                return record.call(() -> activeAllocations(s, job)
-                        .flatMap(active -> stopAndRequeue(s, changes, job, spec, active,
-                                stop.reason() + ", after its checkpoint")));
-            }
-            // its running entry now counts work lost from this checkpoint (what preemption weighs)
-            return record.call(() -> activeAllocations(s, job)
-                    .invoke(active -> changes.job(jobRecord(job, spec, active))));
+            return record.call(() -> activeAllocations(s, job).flatMap(active -> {
+                JobRow row = rowOf(job, spec);
+                return carryOut(s, changes, job, spec, row, JobCommands.checkpointSaved(row, event.checkpointPath(),
+                        event.occurredAt().toEpochMilli(), workersSaved, System.currentTimeMillis()), active);
+            }));
         });
     }
 
@@ -1205,47 +1158,9 @@ public class SchedulerEngine {
                 return Uni.createFrom().voidItem(); // its spec need not be read (an ended job's may be unreadable)
             }
             JobSpec spec = specOf(job);
-            GangSettlement.Verdict verdict = GangSettlement.settle(job.state, spec.workers(),
-                    allocs.stream().map(SchedulerEngine::outcomeOf).toList());
-            if (verdict instanceof GangSettlement.Verdict.Unchanged) {
-                return Uni.createFrom().voidItem();
-            }
-            List<AllocationEntity> active = allocs.stream().filter(AllocationEntity::isActive).toList();
-            if (verdict instanceof GangSettlement.Verdict.WorkerLost lost) {
-                Stop stop = stopOf(job);
-                String why = "worker " + lost.rank() + " on " + lost.nodeId() + " was lost"
-                        + (stop != null ? " (" + stop.reason() + ")" : "");
-                return stopAndRequeue(s, changes, job, spec, active, why);
-            }
-            long now = System.currentTimeMillis();
-            JobRun run = runOf(job, spec);
-            if (verdict instanceof GangSettlement.Verdict.WorkerFailed failed) {
-                int code = failed.exitCode();
-                Transition t = run.exited(code, now);
-                apply(job, run, t);
-                job.exitCode = code;
-                if (t.to() == JobState.PENDING) {
-                    job.reason = "worker " + failed.rank() + " " + t.reason() + "; lost " + t.lostWorkSeconds()
-                            + " s of work" + (job.resumeFrom != null ? "; resumes from " + job.resumeFrom : "");
-                    changes.notes.put(job.id, job.reason);
-                } else {
-                    job.reason = "worker " + failed.rank() + " " + t.reason();
-                }
-                setStop(job, null);
-                LOG.infof("%s of tenant %s: %s", job.id, job.tenant, job.reason);
-                return stopAll(s, job, active).call(() -> announce(s, changes, job, spec, allocs));
-            }
-            if (verdict instanceof GangSettlement.Verdict.Succeeded) {
-                apply(job, run, run.exited(0, now));
-                job.exitCode = 0;
-                job.reason = "all " + spec.workers() + " worker(s) exited 0";
-                setStop(job, null);
-            } else {
-                apply(job, run, run.started(now));
-                job.reason = "all " + spec.workers() + " worker(s) running";
-            }
-            LOG.infof("%s of tenant %s is %s", job.id, job.tenant, job.state);
-            return announce(s, changes, job, spec, allocs);
+            JobRow row = rowOf(job, spec);
+            return carryOut(s, changes, job, spec, row, JobCommands.settle(row,
+                    allocs.stream().map(SchedulerEngine::outcomeOf).toList(), System.currentTimeMillis()), allocs);
         }));
     }
 
@@ -1349,15 +1264,11 @@ public class SchedulerEngine {
                 changes.job(new JobRecord.Ended(jobId));
                 return Uni.createFrom().voidItem();
             }
-            Stop stop = stopOf(job);
-            if (job.state != JobState.CHECKPOINTING || stop == null) { // moved on meanwhile: the request is over
-                setStop(job, null);
-                return job.state.isFinal() ? Uni.createFrom().voidItem().invoke(() -> changes.job(
-                        new JobRecord.Ended(job.id))) : activeAllocations(s, job).invoke(active -> changes.job(
-                        jobRecord(job, specOf(job), active))).replaceWithVoid();
-            }
-            return activeAllocations(s, job).flatMap(active -> stopAndRequeue(s, changes, job, specOf(job),
-                    active, stop.reason() + ", no checkpoint by the deadline"));
+            JobSpec spec = job.state.isFinal() ? readableSpec(job) : specOf(job);
+            return activeAllocations(s, job).flatMap(active -> {
+                JobRow row = rowOf(job, spec);
+                return carryOut(s, changes, job, spec, row, JobCommands.stopOverdue(row, now), active);
+            });
         })));
     }
 
@@ -1389,10 +1300,10 @@ public class SchedulerEngine {
                 for (var e : result.unresolvable().entrySet()) {
                     JobEntity job = jobs.get(e.getKey());
                     chain = chain.call(() -> {
-                        JobRun run = runOf(job, specOf(job));
-                        apply(job, run, run.failed("unschedulable: " + e.getValue(), now));
-                        LOG.infof("%s can never run here: %s", job.id, e.getValue());
-                        return announce(s, changes, job, null, List.of());
+                        JobSpec spec = readableSpec(job);
+                        JobRow row = rowOf(job, spec);
+                        return carryOut(s, changes, job, spec, row,
+                                JobCommands.fail(row, "unschedulable: " + e.getValue(), now), List.of());
                     });
                 }
                 for (PassResult.Preemption p : result.preemptions()) {
@@ -1405,8 +1316,7 @@ public class SchedulerEngine {
                     }
                 }
                 for (var e : result.waiting().entrySet()) {
-                    String note = requeueNotes.get(e.getKey());
-                    String reason = "pending: " + e.getValue() + (note == null ? "" : " (" + note + ")");
+                    String reason = JobCommands.pendingReason(e.getValue(), requeueNotes.get(e.getKey()));
                     if (!reason.equals(lastReason.get(e.getKey()))) {
                         changes.reasons.put(e.getKey(), reason);
                         chain = chain.call(() -> s.createMutationQuery(
@@ -1456,10 +1366,10 @@ public class SchedulerEngine {
         }
         for (var e : result.unresolvable().entrySet()) {
             chain = chain.call(() -> alone(e.getKey(), (s, c, job) -> {
-                job.state = JobState.FAILED;
-                job.reason = "unschedulable: " + e.getValue();
-                job.updatedAt = Instant.ofEpochMilli(now);
-                return announce(s, c, job, null, List.of());
+                JobSpec spec = readableSpec(job);
+                JobRow row = rowOf(job, spec);
+                return carryOut(s, c, job, spec, row, JobCommands.fail(row, "unschedulable: " + e.getValue(), now),
+                        List.of());
             }, () -> null));
         }
         return chain;
@@ -1509,11 +1419,12 @@ public class SchedulerEngine {
                     if (job == null || job.state.isFinal()) {
                         return Uni.createFrom().voidItem();
                     }
-                    job.state = JobState.FAILED;
-                    job.reason = why;
-                    job.updatedAt = Instant.now();
-                    setStop(job, null);
-                    return announce(s, c, job, null, List.of());
+                    JobSpec spec = readableSpec(job);
+                    return activeAllocations(s, job).flatMap(active -> {
+                        JobRow row = rowOf(job, spec);
+                        return carryOut(s, c, job, spec, row, JobCommands.fail(row, why, System.currentTimeMillis()),
+                                active);
+                    });
                 }))
                 .invoke(() -> {
                     c.applyTo(this);
@@ -1536,12 +1447,12 @@ public class SchedulerEngine {
     /** Persists one placed job: its allocations, START commands and its SCHEDULED event. */
     private Uni<Void> bind(Mutiny.Session s, Changes changes, JobEntity job, PassResult.Placed placed) {
         JobSpec spec = specOf(job);
-        JobRun run = runOf(job, spec);
         List<Assignment> assignments = placed.decision().assignments();
         String where = assignments.stream().map(a -> a.nodeId() + " " + describe(a)).distinct()
                 .reduce((x, y) -> x + ", " + y).orElse("");
-        apply(job, run, run.scheduled("placed on " + where));
-        job.reason = (placed.backfilled() ? "backfilled onto " : "placed on ") + where;
+        JobRow placedRow = rowOf(job, spec);
+        JobCommands.placed(placedRow, where, placed.backfilled());
+        store(placedRow, job);
         job.capacity = placed.job().request().capacity() == spec.capacity() ? null : placed.job().request().capacity();
         List<AllocationEntity> rows = new ArrayList<>();
         Instant now = Instant.now();
@@ -1621,16 +1532,24 @@ public class SchedulerEngine {
 
     // ---------------------------------------------------------------- job state <-> rows
 
-    private JobRun runOf(JobEntity job, JobSpec spec) {
-        PlacementRequest r = PlacementRequest.of(job.id, job.tenant, 1, spec);
-        return JobRun.restore(job.id, r.workers() * r.milliPerWorker(), retry, job.state, job.attempt, job.failures,
+    /** The job's row as scheduler-core's rules take it; {@code spec} is null when it cannot be read. */
+    private JobRow rowOf(JobEntity job, JobSpec spec) {
+        int gpuMilli = 0;
+        if (spec != null) {
+            PlacementRequest r = PlacementRequest.of(job.id, job.tenant, 1, spec);
+            gpuMilli = r.workers() * r.milliPerWorker();
+        }
+        JobRun run = JobRun.restore(job.id, gpuMilli, retry, job.state, job.attempt, job.failures,
                 job.interruptions, job.resumeFrom,
                 job.lastCheckpointAt == null ? Long.MIN_VALUE : job.lastCheckpointAt.toEpochMilli(),
                 job.runningSince == null ? Long.MIN_VALUE : job.runningSince.toEpochMilli(),
                 job.lostWorkSeconds, job.lostGpuSeconds);
+        return new JobRow(job.tenant, spec == null ? 0 : spec.workers(), run, job.reason, job.exitCode, stopOf(job));
     }
 
-    private static void apply(JobEntity job, JobRun run, Transition t) {
+    /** Writes what the rules made of the row back into the job's entity. */
+    private static void store(JobRow row, JobEntity job) {
+        JobRun run = row.run();
         job.state = run.state();
         job.attempt = run.attempt();
         job.failures = run.failures();
@@ -1642,8 +1561,45 @@ public class SchedulerEngine {
                 : Instant.ofEpochMilli(run.runningSinceMillis());
         job.lostWorkSeconds = run.lostWorkSeconds();
         job.lostGpuSeconds = run.lostGpuSeconds();
-        job.reason = t.reason();
+        job.reason = row.reason();
+        job.exitCode = row.exitCode();
+        setStop(job, row.stop());
         job.updatedAt = Instant.now();
+    }
+
+    /**
+     * Carries out what a rule decided for a job: stores its row, sends its workers (those of {@code allocs}
+     * that hold GPUs) STOP or CHECKPOINT, and publishes its event or only replays its record. {@code spec} may
+     * be null only for a job that has ended.
+     */
+    private Uni<Void> carryOut(Mutiny.Session s, Changes changes, JobEntity job, JobSpec spec, JobRow row,
+            JobCommands.Outcome outcome, List<AllocationEntity> allocs) {
+        if (!outcome.changed()) {
+            return Uni.createFrom().voidItem();
+        }
+        store(row, job);
+        if (outcome.note() != null) {
+            changes.notes.put(job.id, outcome.note());
+        }
+        List<AllocationEntity> active = allocs.stream().filter(AllocationEntity::isActive).toList();
+        Uni<Void> chain = Uni.createFrom().voidItem();
+        if (outcome.stopWorkers()) {
+            chain = stopAll(s, job, active);
+        }
+        if (outcome.checkpointBy() > 0) {
+            for (AllocationEntity a : active) {
+                NodeCommand cmd = new NodeCommand(a.id + "/checkpoint-" + job.attempt + "-" + outcome.checkpointBy(),
+                        NodeCommandType.CHECKPOINT, a.nodeId, a.id, job.id, job.tenant, a.gpus(), null, 0, a.rank, 0,
+                        null, List.of(), Map.of(), checkpointDir(job, spec), job.resumeFrom,
+                        Instant.ofEpochMilli(outcome.checkpointBy()), Instant.now());
+                chain = chain.call(() -> command(s, a.nodeId, cmd));
+            }
+        }
+        if (outcome.effect() == JobCommands.Effect.STORE) {
+            return chain.invoke(() -> changes.job(jobRecord(job, spec, allocs)));
+        }
+        LOG.infof("%s of tenant %s is %s: %s", job.id, job.tenant, job.state, job.reason);
+        return chain.call(() -> announce(s, changes, job, spec, job.state == JobState.PENDING ? List.of() : allocs));
     }
 
     /** The queue entry of a pending job: next attempt, capacity after spot fallback, pools to avoid. */
