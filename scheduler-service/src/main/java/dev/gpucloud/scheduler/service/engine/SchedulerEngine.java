@@ -1,8 +1,15 @@
 package dev.gpucloud.scheduler.service.engine;
 
+import static dev.gpucloud.scheduler.service.engine.JobRows.allocationRecord;
+import static dev.gpucloud.scheduler.service.engine.JobRows.placementOf;
+import static dev.gpucloud.scheduler.service.engine.JobRows.readableSpec;
+import static dev.gpucloud.scheduler.service.engine.JobRows.shape;
+import static dev.gpucloud.scheduler.service.engine.JobRows.specOf;
+import static dev.gpucloud.scheduler.service.engine.JobRows.store;
+import static dev.gpucloud.scheduler.service.engine.JobRows.viewOf;
+
 import dev.gpucloud.contracts.events.AllocationEvent;
 import dev.gpucloud.contracts.events.AllocationReport;
-import dev.gpucloud.contracts.events.CapacityPreference;
 import dev.gpucloud.contracts.events.EventCodec;
 import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.JobEvent;
@@ -11,13 +18,10 @@ import dev.gpucloud.contracts.events.JobState;
 import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.NodeCommandType;
 import dev.gpucloud.contracts.events.NodeEvent;
-import dev.gpucloud.contracts.events.PriorityClass;
 import dev.gpucloud.contracts.events.Topics;
-import dev.gpucloud.contracts.events.WorkerPlacement;
 import dev.gpucloud.scheduler.cluster.Assignment;
 import dev.gpucloud.scheduler.cluster.Fleet;
 import dev.gpucloud.scheduler.cluster.NodeState;
-import dev.gpucloud.scheduler.cluster.XidPolicy;
 import dev.gpucloud.scheduler.framework.PlacementFramework;
 import dev.gpucloud.scheduler.framework.PlacementRequest;
 import dev.gpucloud.scheduler.framework.Profile;
@@ -30,7 +34,7 @@ import dev.gpucloud.scheduler.liveness.HostLiveness;
 import dev.gpucloud.scheduler.lifecycle.RetryPolicy;
 import dev.gpucloud.scheduler.state.JobCommands;
 import dev.gpucloud.scheduler.state.JobRow;
-import dev.gpucloud.scheduler.lifecycle.WorkerOutcome;
+import dev.gpucloud.scheduler.state.NodeEvents;
 import dev.gpucloud.scheduler.queue.JobQueue;
 import dev.gpucloud.scheduler.queue.PassResult;
 import dev.gpucloud.scheduler.queue.QueuedJob;
@@ -40,7 +44,6 @@ import dev.gpucloud.scheduler.queue.TenantQuota;
 import dev.gpucloud.scheduler.state.SchedulerState;
 import dev.gpucloud.scheduler.state.SchedulerState.AllocationRecord;
 import dev.gpucloud.scheduler.state.SchedulerState.JobRecord;
-import dev.gpucloud.scheduler.state.SchedulerState.Stop;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.leader.LeaderState;
 import dev.gpucloud.scheduler.service.leader.NotLeaderException;
@@ -55,7 +58,6 @@ import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -106,7 +108,12 @@ public class SchedulerEngine {
      */
     private SchedulerState state;
     private final SpotPolicy spot;
-    private final RetryPolicy retry;
+    /** What node events do: durations from the configuration. */
+    private final NodeEvents.Settings nodeRules;
+    /** Rows to scheduler-core's records and back. */
+    private final JobRows rows;
+    /** What a takeover and a following standby read back. */
+    private final StateReads reads;
     /** Learns the shapes of accepted jobs, so packing keeps room for what the cluster runs (FGD). */
     private final FragmentationGradientScore fragmentation = new FragmentationGradientScore(1000);
     private final Map<String, String> lastReason = new HashMap<>();
@@ -146,7 +153,9 @@ public class SchedulerEngine {
                 .feasibleToScore(config.feasibleHostsToScore()).build());
         this.pass = new SchedulingPass(framework, config.defaultRuntimeEstimate().toSeconds());
         this.spot = new SpotPolicy(config.spotMaxInterruptions(), config.spotPoolAvoidance().toMillis(), 0.5);
-        this.retry = new RetryPolicy(config.maxRetries(), Set.of(2, 126, 127));
+        this.rows = new JobRows(config, spot, new RetryPolicy(config.maxRetries(), Set.of(2, 126, 127)));
+        this.reads = new StateReads(sessions, recentEnds());
+        this.nodeRules = new NodeEvents.Settings(config.spotNotice(), config.preemptionGrace(), config.xidQuarantine());
         this.liveness = new HostLiveness(config.hostLostTimeout().toMillis(), System.currentTimeMillis());
         this.reconciler = new AllocationReconciler(config.reconcileGrace().toMillis());
         this.state = new SchedulerState(fleet, newQueue());
@@ -198,7 +207,7 @@ public class SchedulerEngine {
                     if (followed != null) {
                         String since = followed;
                         followed = null; // from now on memory moves with this instance's own writes
-                        return readChangedSince(since).map(this::replayChanged)
+                        return reads.readChangedSince(since).map(this::replayChanged)
                                 .map(n -> "the changes to " + n + " row(s) since its last read as a standby (now "
                                         + state.fleet().assignments().size() + " held allocation(s), "
                                         + state.running().size() + " running and " + state.queue().size()
@@ -255,7 +264,7 @@ public class SchedulerEngine {
                 return Uni.createFrom().item(0);
             }
             if (followed == null) {
-                return readOpenWork().map(open -> {
+                return reads.readOpenWork().map(open -> {
                     resetState();
                     unreadableOpen.clear();
                     replayOpen(open, unreadableOpen);
@@ -264,7 +273,7 @@ public class SchedulerEngine {
                 }).onFailure(f -> !(f instanceof NotLeaderException)).invoke(f -> lostTrack());
             }
             String since = followed;
-            return readChangedSince(since).map(this::replayChanged).onFailure().invoke(f -> lostTrack());
+            return reads.readChangedSince(since).map(this::replayChanged).onFailure().invoke(f -> lostTrack());
         });
     }
 
@@ -273,46 +282,11 @@ public class SchedulerEngine {
         resetState();
     }
 
-    /** Rows written by transactions the snapshot {@code since} could not see, with what their replay needs. */
-    private record Changed(String snapshot, List<AllocationEntity> allocations, List<JobEntity> jobs,
-            Map<String, List<AllocationEntity>> heldByJob, Map<String, String> tenants) {
-    }
-
-    private Uni<Changed> readChangedSince(String since) {
-        String changed = " where change_xid >= pg_snapshot_xmin(cast(?1 as pg_snapshot))"
-                + " and not pg_visible_in_snapshot(change_xid, cast(?1 as pg_snapshot))";
-        return snapshotRead((s, snapshot) -> s.createNativeQuery("select * from allocations" + changed,
-                                AllocationEntity.class).setParameter(1, since).getResultList()
-                .chain(allocs -> s.createNativeQuery("select * from jobs" + changed, JobEntity.class)
-                        .setParameter(1, since).getResultList()
-                        .chain(jobs -> {
-                            Map<String, String> tenants = new HashMap<>();
-                            jobs.forEach(j -> tenants.put(j.id, j.tenant));
-                            List<String> placed = jobs.stream().filter(j -> GangSettlement.placed(j.state))
-                                    .map(j -> j.id).toList();
-                            List<String> unnamed = allocs.stream().map(a -> a.jobId)
-                                    .filter(id -> !tenants.containsKey(id)).distinct().toList();
-                            Uni<List<AllocationEntity>> held = placed.isEmpty() ? Uni.createFrom().item(List.of())
-                                    : s.createSelectionQuery("from AllocationEntity where jobId in :ids"
-                                                    + " and state in ('STARTING', 'RUNNING')", AllocationEntity.class)
-                                            .setParameter("ids", placed).getResultList();
-                            Uni<List<JobEntity>> owners = unnamed.isEmpty() ? Uni.createFrom().item(List.of())
-                                    : s.createSelectionQuery("from JobEntity where id in :ids", JobEntity.class)
-                                            .setParameter("ids", unnamed).getResultList();
-                            return held.chain(h -> owners.map(o -> {
-                                o.forEach(j -> tenants.put(j.id, j.tenant));
-                                Map<String, List<AllocationEntity>> byJob = new HashMap<>();
-                                h.forEach(a -> byJob.computeIfAbsent(a.jobId, k -> new ArrayList<>()).add(a));
-                                return new Changed(snapshot, allocs, jobs, byJob, tenants);
-                            }));
-                        })));
-    }
-
     /**
      * Replays changed rows: allocations that gave their GPUs back first (a GPU may have changed hands), then
      * those that hold them, then the jobs. Returns how many rows it replayed.
      */
-    private int replayChanged(Changed changed) {
+    private int replayChanged(StateReads.Changed changed) {
         for (AllocationEntity a : changed.allocations()) {
             if (!a.isActive()) {
                 ended(a);
@@ -331,7 +305,7 @@ public class SchedulerEngine {
                 continue;
             }
             unreadableOpen.remove(job.id);
-            JobRecord record = jobRecord(job, spec, changed.heldByJob().getOrDefault(job.id, List.of()));
+            JobRecord record = rows.jobRecord(job, spec, changed.heldByJob().getOrDefault(job.id, List.of()));
             state.replay(record);
             if (record instanceof JobRecord.Queued q) {
                 fragmentation.observe(q.entry().request());
@@ -350,18 +324,6 @@ public class SchedulerEngine {
     }
 
     /**
-     * Runs {@code read} in a read-only REPEATABLE READ transaction, with the snapshot all its queries see (as
-     * text): rows written after it are exactly those {@code pg_visible_in_snapshot} says it cannot see.
-     */
-    private <T> Uni<T> snapshotRead(java.util.function.BiFunction<Mutiny.Session, String, Uni<T>> read) {
-        return sessions.withTransaction(s -> s.createNativeQuery("set transaction isolation level repeatable read,"
-                        + " read only").executeUpdate()
-                .chain(() -> s.createNativeQuery("select cast(pg_current_snapshot() as text)", String.class)
-                        .getSingleResult())
-                .chain(snapshot -> read.apply(s, snapshot)));
-    }
-
-    /**
      * The epoch the transaction now running passed the fence with: operations run one at a time (the serial
      * executor), so this is the current write's, whatever the lead has become since.
      */
@@ -375,29 +337,6 @@ public class SchedulerEngine {
     /** A failure of the moment (the database's) or of the lead (deposed): the work is not the data's fault. */
     private static boolean notNow(Throwable f) {
         return f instanceof NotLeaderException || DatabaseFailures.isTransient(f);
-    }
-
-    /**
-     * What a takeover or a standby's first read starts from: the allocations that hold GPUs and the jobs not
-     * ended (in submission order), as of one snapshot.
-     */
-    private record OpenWork(String snapshot, List<AllocationEntity> held, List<JobEntity> jobs,
-            List<AllocationEntity> ended) {
-    }
-
-    private Uni<OpenWork> readOpenWork() {
-        return snapshotRead((s, snapshot) -> s.createSelectionQuery(
-                        "from AllocationEntity where state in ('STARTING', 'RUNNING')", AllocationEntity.class)
-                .getResultList()
-                .flatMap(held -> s.createSelectionQuery(
-                                "from JobEntity where state not in :done order by submittedAt, id", JobEntity.class)
-                        .setParameter("done", List.of(JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED))
-                        .getResultList()
-                        .chain(jobs -> s.createSelectionQuery("from AllocationEntity where endedAt > :since",
-                                        AllocationEntity.class)
-                                .setParameter("since", Instant.now().minus(recentEnds()))
-                                .getResultList()
-                                .map(ended -> new OpenWork(snapshot, held, jobs, ended)))));
     }
 
     /**
@@ -470,11 +409,11 @@ public class SchedulerEngine {
      */
     private Uni<String> restore() {
         unreadableOpen.clear();
-        return readOpenWork().map(open -> replayOpen(open, unreadableOpen)).call(this::failUnreadable);
+        return reads.readOpenWork().map(open -> replayOpen(open, unreadableOpen)).call(this::failUnreadable);
     }
 
     /** Replays every open row into an empty memory; jobs whose spec cannot be read go to {@code unreadable}. */
-    private String replayOpen(OpenWork open, Set<String> unreadable) {
+    private String replayOpen(StateReads.OpenWork open, Set<String> unreadable) {
         List<AllocationEntity> allocs = open.held();
         open.ended().forEach(this::ended);
         Map<String, JobEntity> byId = new HashMap<>();
@@ -492,7 +431,7 @@ public class SchedulerEngine {
                 unreadable.add(job.id); // failed once restored; the rest comes back as it was
                 continue;
             }
-            JobRecord record = jobRecord(job, spec, byJob.getOrDefault(job.id, List.of()));
+            JobRecord record = rows.jobRecord(job, spec, byJob.getOrDefault(job.id, List.of()));
             state.replay(record);
             if (record instanceof JobRecord.Queued q) {
                 fragmentation.observe(q.entry().request());
@@ -579,7 +518,7 @@ public class SchedulerEngine {
                                         "client_request_id '" + sub.clientRequestId() + "' was already used by job "
                                                 + existing.id + " with a different spec"));
                             } else if (accepted.contains(existing)) {
-                                outcome.put(sub, new Submitted(view(existing, List.of()), true));
+                                outcome.put(sub, new Submitted(viewOf(existing, List.of()), true));
                             } else {
                                 chain = chain.call(() -> view(s, existing)
                                         .invoke(v -> outcome.put(sub, new Submitted(v, true))));
@@ -611,7 +550,7 @@ public class SchedulerEngine {
                         } else if (o instanceof Throwable refused) {
                             sub.emitter().fail(refused);
                         } else if (o instanceof JobEntity job) {
-                            sub.emitter().complete(new Submitted(view(job, List.of()), false));
+                            sub.emitter().complete(new Submitted(viewOf(job, List.of()), false));
                         } else {
                             sub.emitter().complete((Submitted) o);
                         }
@@ -708,7 +647,7 @@ public class SchedulerEngine {
                                     AllocationEntity.class)
                             .setParameter("ids", jobs.stream().map(j -> j.id).toList())
                             .getResultList()
-                            .map(allocs -> jobs.stream().map(j -> view(j, allocs.stream()
+                            .map(allocs -> jobs.stream().map(j -> viewOf(j, allocs.stream()
                                     .filter(a -> a.jobId.equals(j.id) && a.attempt == j.attempt).toList())).toList()));
         });
     }
@@ -727,7 +666,7 @@ public class SchedulerEngine {
             }
             return activeAllocations(s, job).flatMap(active -> {
                 JobSpec spec = readableSpec(job); // cancelled all the same if unreadable: ending it needs no spec
-                JobRow row = rowOf(job, spec);
+                JobRow row = rows.rowOf(job, spec);
                 return carryOut(s, changes, job, spec, row, JobCommands.cancel(row, reason, System.currentTimeMillis()),
                         active).flatMap(v -> view(s, job));
             });
@@ -846,70 +785,30 @@ public class SchedulerEngine {
     }
 
     /**
-     * Spot notices, rebalance advice, GPU faults and lost heartbeats. A notice drains the host, marks
-     * its pool to avoid, and asks every job on it to checkpoint before the deadline; a rebalance
-     * recommendation does the same without a cloud deadline (the preemption grace applies); a
-     * critical XID keeps new work off the host; a lost heartbeat loses the host's allocations.
+     * Spot notices, rebalance advice, GPU faults, lost heartbeats, drains: the fleet takes the event in as
+     * scheduler-core's {@link NodeEvents} rules say, and the work they move off the host is asked to
+     * checkpoint (and then stop) or is lost.
      */
     public Uni<Void> nodeEvent(NodeEvent event) {
         return operation(changes -> {
-            long now = System.currentTimeMillis();
-            String node = event.nodeId();
-            return switch (event.type()) {
-                case DRAIN, UNDRAIN -> {
-                    fleet.drain(node, event.type() == dev.gpucloud.contracts.events.NodeEventType.DRAIN);
-                    yield Uni.createFrom().voidItem();
-                }
-                case SPOT_INTERRUPTION -> {
-                    long deadline = event.deadline() != null ? event.deadline().toEpochMilli()
-                            : now + config.spotNotice().toMillis();
-                    fleet.interruption(node, deadline);
-                    fleet.node(node).ifPresent(n -> spot.interrupted(n.pool(), now));
-                    LOG.infof("spot interruption notice for %s, reclaimed at %s", node, Instant.ofEpochMilli(deadline));
-                    yield checkpointJobsOn(changes, node, deadline, "spot interruption on " + node);
-                }
-                case REBALANCE_RECOMMENDATION -> {
-                    fleet.rebalance(node, now);
-                    LOG.infof("rebalance recommended for %s: moving its work off proactively", node);
-                    yield checkpointJobsOn(changes, node, now + config.preemptionGrace().toMillis(),
-                            "rebalance recommended for " + node);
-                }
-                case XID_ERROR, ECC_ERROR -> {
-                    XidPolicy.Fault fault = XidPolicy.judge(event.type(), event.xid());
-                    if (fault.critical()) {
-                        fleet.criticalXid(node, fault.xid(), event.occurredAt().toEpochMilli());
-                        LOG.warnf("critical XID %d on %s GPU %s: no new work there for %s", fault.xid(), node,
-                                event.gpuIndex(), config.xidQuarantine());
-                    } else {
-                        LOG.infof("XID %d on %s GPU %s (an application error; the host stays in service)", fault.xid(),
-                                node, event.gpuIndex());
-                    }
-                    yield Uni.createFrom().voidItem();
-                }
-                case HEARTBEAT_LOST -> {
-                    fleet.lost(node);
-                    yield lose(changes, fleet.assignmentsOn(node).stream()
-                        .map(Assignment::allocationId).toList(), "host " + node + " lost its heartbeat");
-                }
-            };
+            NodeEvents.Outcome o = NodeEvents.apply(fleet, spot, event, System.currentTimeMillis(), nodeRules);
+            if (o.alarming()) {
+                LOG.warn(o.said());
+            } else {
+                LOG.info(o.said());
+            }
+            return checkpointJobs(changes, o.checkpoint(), o.deadlineMillis(), o.why())
+                    .call(() -> lose(changes, o.lost(), o.why()));
         }).call(this::scheduleSoon);
     }
 
-    /** Asks every job with a worker on the host to checkpoint by the deadline, then stop and resume elsewhere. */
-    private Uni<Void> checkpointJobsOn(Changes changes, String nodeId, long deadlineMillis, String why) {
-        Set<String> jobs = new java.util.TreeSet<>();
-        fleet.assignmentsOn(nodeId).forEach(a -> jobs.add(a.jobId()));
+    /** Asks each job to checkpoint by the deadline, then stop and resume elsewhere. */
+    private Uni<Void> checkpointJobs(Changes changes, List<String> jobs, long deadlineMillis, String why) {
         if (jobs.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return tx(s -> {
-            Uni<Void> chain = Uni.createFrom().voidItem();
-            for (String jobId : jobs) {
-                chain = chain.call(() -> s.find(JobEntity.class, jobId).flatMap(job -> job == null
-                        ? Uni.createFrom().voidItem() : requestCheckpoint(s, changes, job, deadlineMillis, why, null)));
-            }
-            return chain;
-        });
+        return tx(s -> inTurn(jobs, jobId -> s.find(JobEntity.class, jobId).flatMap(job -> job == null
+                ? Uni.createFrom().voidItem() : requestCheckpoint(s, changes, job, deadlineMillis, why, null))));
     }
 
     /**
@@ -923,7 +822,7 @@ public class SchedulerEngine {
         }
         JobSpec spec = specOf(job);
         return activeAllocations(s, job).flatMap(active -> {
-            JobRow row = rowOf(job, spec);
+            JobRow row = rows.rowOf(job, spec);
             return carryOut(s, changes, job, spec, row,
                     JobCommands.askToCheckpoint(row, deadlineMillis, why, preemptor, System.currentTimeMillis()), active);
         });
@@ -932,7 +831,7 @@ public class SchedulerEngine {
     /** Stops a job's workers and puts it back in the queue to resume from its latest checkpoint. */
     private Uni<Void> stopAndRequeue(Mutiny.Session s, Changes changes, JobEntity job, JobSpec spec,
             List<AllocationEntity> active, String why) {
-        JobRow row = rowOf(job, spec);
+        JobRow row = rows.rowOf(job, spec);
         return carryOut(s, changes, job, spec, row, JobCommands.interrupt(row, why, System.currentTimeMillis()),
                 active);
     }
@@ -1088,7 +987,7 @@ public class SchedulerEngine {
             LOG.infof("%s saved a checkpoint at %s%s", job.id, event.checkpointPath(),
                     spec.workers() > 1 ? " (all " + spec.workers() + " workers)" : "");
             return record.call(() -> activeAllocations(s, job).flatMap(active -> {
-                JobRow row = rowOf(job, spec);
+                JobRow row = rows.rowOf(job, spec);
                 return carryOut(s, changes, job, spec, row, JobCommands.checkpointSaved(row, event.checkpointPath(),
                         event.occurredAt().toEpochMilli(), workersSaved, System.currentTimeMillis()), active);
             }));
@@ -1158,16 +1057,10 @@ public class SchedulerEngine {
                 return Uni.createFrom().voidItem(); // its spec need not be read (an ended job's may be unreadable)
             }
             JobSpec spec = specOf(job);
-            JobRow row = rowOf(job, spec);
+            JobRow row = rows.rowOf(job, spec);
             return carryOut(s, changes, job, spec, row, JobCommands.settle(row,
-                    allocs.stream().map(SchedulerEngine::outcomeOf).toList(), System.currentTimeMillis()), allocs);
+                    allocs.stream().map(JobRows::outcomeOf).toList(), System.currentTimeMillis()), allocs);
         }));
-    }
-
-    /** An allocation as a worker of its attempt, for {@link GangSettlement}. */
-    private static WorkerOutcome outcomeOf(AllocationEntity a) {
-        WorkerOutcome.Phase phase = WorkerOutcome.Phase.valueOf(a.state);
-        return new WorkerOutcome(a.rank, a.nodeId, phase, phase == WorkerOutcome.Phase.EXITED ? a.exitCode : null);
     }
 
     /**
@@ -1266,7 +1159,7 @@ public class SchedulerEngine {
             }
             JobSpec spec = job.state.isFinal() ? readableSpec(job) : specOf(job);
             return activeAllocations(s, job).flatMap(active -> {
-                JobRow row = rowOf(job, spec);
+                JobRow row = rows.rowOf(job, spec);
                 return carryOut(s, changes, job, spec, row, JobCommands.stopOverdue(row, now), active);
             });
         })));
@@ -1301,7 +1194,7 @@ public class SchedulerEngine {
                     JobEntity job = jobs.get(e.getKey());
                     chain = chain.call(() -> {
                         JobSpec spec = readableSpec(job);
-                        JobRow row = rowOf(job, spec);
+                        JobRow row = rows.rowOf(job, spec);
                         return carryOut(s, changes, job, spec, row,
                                 JobCommands.fail(row, "unschedulable: " + e.getValue(), now), List.of());
                     });
@@ -1367,7 +1260,7 @@ public class SchedulerEngine {
         for (var e : result.unresolvable().entrySet()) {
             chain = chain.call(() -> alone(e.getKey(), (s, c, job) -> {
                 JobSpec spec = readableSpec(job);
-                JobRow row = rowOf(job, spec);
+                JobRow row = rows.rowOf(job, spec);
                 return carryOut(s, c, job, spec, row, JobCommands.fail(row, "unschedulable: " + e.getValue(), now),
                         List.of());
             }, () -> null));
@@ -1421,7 +1314,7 @@ public class SchedulerEngine {
                     }
                     JobSpec spec = readableSpec(job);
                     return activeAllocations(s, job).flatMap(active -> {
-                        JobRow row = rowOf(job, spec);
+                        JobRow row = rows.rowOf(job, spec);
                         return carryOut(s, c, job, spec, row, JobCommands.fail(row, why, System.currentTimeMillis()),
                                 active);
                     });
@@ -1450,7 +1343,7 @@ public class SchedulerEngine {
         List<Assignment> assignments = placed.decision().assignments();
         String where = assignments.stream().map(a -> a.nodeId() + " " + describe(a)).distinct()
                 .reduce((x, y) -> x + ", " + y).orElse("");
-        JobRow placedRow = rowOf(job, spec);
+        JobRow placedRow = rows.rowOf(job, spec);
         JobCommands.placed(placedRow, where, placed.backfilled());
         store(placedRow, job);
         job.capacity = placed.job().request().capacity() == spec.capacity() ? null : placed.job().request().capacity();
@@ -1523,7 +1416,7 @@ public class SchedulerEngine {
      */
     private Uni<Void> announce(Mutiny.Session s, Changes changes, JobEntity job, JobSpec spec,
             List<AllocationEntity> allocs) {
-        changes.job(jobRecord(job, spec, allocs));
+        changes.job(rows.jobRecord(job, spec, allocs));
         JobEvent event = new JobEvent(job.id, job.tenant, job.state, job.reason, job.updatedAt,
                 placementOf(allocs), job.resumeFrom);
         changes.events.add(event);
@@ -1531,41 +1424,6 @@ public class SchedulerEngine {
     }
 
     // ---------------------------------------------------------------- job state <-> rows
-
-    /** The job's row as scheduler-core's rules take it; {@code spec} is null when it cannot be read. */
-    private JobRow rowOf(JobEntity job, JobSpec spec) {
-        int gpuMilli = 0;
-        if (spec != null) {
-            PlacementRequest r = PlacementRequest.of(job.id, job.tenant, 1, spec);
-            gpuMilli = r.workers() * r.milliPerWorker();
-        }
-        JobRun run = JobRun.restore(job.id, gpuMilli, retry, job.state, job.attempt, job.failures,
-                job.interruptions, job.resumeFrom,
-                job.lastCheckpointAt == null ? Long.MIN_VALUE : job.lastCheckpointAt.toEpochMilli(),
-                job.runningSince == null ? Long.MIN_VALUE : job.runningSince.toEpochMilli(),
-                job.lostWorkSeconds, job.lostGpuSeconds);
-        return new JobRow(job.tenant, spec == null ? 0 : spec.workers(), run, job.reason, job.exitCode, stopOf(job));
-    }
-
-    /** Writes what the rules made of the row back into the job's entity. */
-    private static void store(JobRow row, JobEntity job) {
-        JobRun run = row.run();
-        job.state = run.state();
-        job.attempt = run.attempt();
-        job.failures = run.failures();
-        job.interruptions = run.interruptions();
-        job.resumeFrom = run.resumeFrom();
-        job.lastCheckpointAt = run.lastCheckpointMillis() == Long.MIN_VALUE ? null
-                : Instant.ofEpochMilli(run.lastCheckpointMillis());
-        job.runningSince = run.runningSinceMillis() == Long.MIN_VALUE ? null
-                : Instant.ofEpochMilli(run.runningSinceMillis());
-        job.lostWorkSeconds = run.lostWorkSeconds();
-        job.lostGpuSeconds = run.lostGpuSeconds();
-        job.reason = row.reason();
-        job.exitCode = row.exitCode();
-        setStop(job, row.stop());
-        job.updatedAt = Instant.now();
-    }
 
     /**
      * Carries out what a rule decided for a job: stores its row, sends its workers (those of {@code allocs}
@@ -1596,89 +1454,10 @@ public class SchedulerEngine {
             }
         }
         if (outcome.effect() == JobCommands.Effect.STORE) {
-            return chain.invoke(() -> changes.job(jobRecord(job, spec, allocs)));
+            return chain.invoke(() -> changes.job(rows.jobRecord(job, spec, allocs)));
         }
         LOG.infof("%s of tenant %s is %s: %s", job.id, job.tenant, job.state, job.reason);
         return chain.call(() -> announce(s, changes, job, spec, job.state == JobState.PENDING ? List.of() : allocs));
-    }
-
-    /** The queue entry of a pending job: next attempt, capacity after spot fallback, pools to avoid. */
-    private QueuedJob queued(JobEntity job, JobSpec spec) {
-        long now = System.currentTimeMillis();
-        CapacityPreference capacity = job.capacity != null ? job.capacity : spec.capacity();
-        long remaining = spec.runtimeEstimateSeconds();
-        CapacityPreference next = spot.capacityFor(capacity, job.interruptions,
-                spec.deadline() == null ? 0 : spec.deadline().toEpochMilli(), now, remaining);
-        if (next != capacity) {
-            LOG.infof("%s: %s", job.id, spot.fallbackReason(job.interruptions));
-            job.capacity = next;
-        }
-        PlacementRequest request = PlacementRequest.of(job.id, job.tenant, job.attempt + 1, spec).withCapacity(next);
-        if (job.interruptions > 0) {
-            request = request.withAvoidPools(spot.avoidedPools(now));
-        }
-        long seq = job.submittedAt.toEpochMilli() * 1000 + (job.id.hashCode() & 0x3ff);
-        return new QueuedJob(job.id, job.tenant, spec.priority(), seq, request, spec.runtimeEstimateSeconds(),
-                job.submittedAt.toEpochMilli());
-    }
-
-    private RunningJob runningJob(JobEntity job, JobSpec spec, List<AllocationEntity> allocs) {
-        long start = job.runningSince != null ? job.runningSince.toEpochMilli() : System.currentTimeMillis();
-        long estimate = spec.runtimeEstimateSeconds() > 0 ? spec.runtimeEstimateSeconds()
-                : config.defaultRuntimeEstimate().toSeconds();
-        long milli = 0;
-        for (AllocationEntity a : allocs) {
-            if (a.migProfile != null) {
-                milli += 1000;
-            } else if (a.milliGpu < 1000) {
-                milli += a.milliGpu;
-            } else {
-                milli += 1000L * a.gpus().size();
-            }
-        }
-        return new RunningJob(job.id, job.tenant, spec.priority(), milli, start, start + estimate * 1000,
-                job.lastCheckpointAt == null ? start : job.lastCheckpointAt.toEpochMilli(),
-                spec.priority() == PriorityClass.LOW, allocs.stream().map(a -> a.id).toList());
-    }
-
-    /**
-     * Where a job stands, from its row: the record replayed into memory, live after each commit and at a
-     * takeover for every open job. {@code allocs} may hold any of its allocations; a placed job runs on its
-     * current attempt's that hold GPUs. {@code spec} may be null only for an ended job.
-     */
-    private JobRecord jobRecord(JobEntity job, JobSpec spec, List<AllocationEntity> allocs) {
-        if (job.state.isFinal()) {
-            return new JobRecord.Ended(job.id);
-        }
-        if (job.state == JobState.PENDING) {
-            return new JobRecord.Queued(queued(job, spec));
-        }
-        List<AllocationEntity> held = allocs.stream().filter(a -> a.attempt == job.attempt && a.isActive()).toList();
-        Stop stop = stopOf(job);
-        if (stop == null && job.state == JobState.CHECKPOINTING) {
-            // asked to checkpoint by a scheduler that did not store its requests yet: stop it once it has, or soon
-            stop = new Stop("asked to checkpoint before the scheduler restarted", System.currentTimeMillis()
-                    + config.preemptionGrace().toMillis(), null);
-        }
-        return new JobRecord.Placed(runningJob(job, spec, held), stop);
-    }
-
-    /** Whether an allocation holds its GPUs, from its row. */
-    private static AllocationRecord allocationRecord(AllocationEntity a, String tenant) {
-        return a.isActive() ? new AllocationRecord.Held(toAssignment(a, tenant), AllocationEntity.RUNNING.equals(a.state))
-                : new AllocationRecord.Released(a.id);
-    }
-
-    /** The job's stop request, as its row holds it (null: none). */
-    private static Stop stopOf(JobEntity job) {
-        return job.stopDeadline == null ? null
-                : new Stop(job.stopReason, job.stopDeadline.toEpochMilli(), job.stopPreemptor);
-    }
-
-    private static void setStop(JobEntity job, Stop stop) {
-        job.stopReason = stop == null ? null : stop.reason();
-        job.stopDeadline = stop == null ? null : Instant.ofEpochMilli(stop.deadlineMillis());
-        job.stopPreemptor = stop == null ? null : stop.preemptor();
     }
 
     private void refreshCapacity() {
@@ -1771,44 +1550,7 @@ public class SchedulerEngine {
     }
 
     private Uni<JobView> view(Mutiny.Session s, JobEntity job) {
-        return allocationsOf(s, job).map(allocs -> view(job, allocs));
-    }
-
-    private static JobView view(JobEntity job, List<AllocationEntity> allocs) {
-        return new JobView(job.id, job.tenant, job.clientRequestId, readableSpec(job), job.state, job.reason,
-                job.state == JobState.PENDING ? List.of() : placementOf(allocs), job.submittedAt, job.updatedAt,
-                job.resumeFrom, job.exitCode);
-    }
-
-    private static List<WorkerPlacement> placementOf(List<AllocationEntity> allocs) {
-        return allocs.stream().map(a -> new WorkerPlacement(a.rank, a.nodeId, a.gpus(), a.id, a.migInstance())).toList();
-    }
-
-    /** The job's spec, or null (logged) when its stored form cannot be read: the API still shows the job. */
-    private static JobSpec readableSpec(JobEntity job) {
-        try {
-            return specOf(job);
-        } catch (RuntimeException e) {
-            LOG.warnf("%s: its stored spec cannot be read (%s)", job.id, DatabaseFailures.clip(e));
-            return null;
-        }
-    }
-
-    private static JobSpec specOf(JobEntity job) {
-        return EventCodec.decode("jobs.spec_json of " + job.id, JobSpec.class,
-                job.specJson.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static Assignment toAssignment(AllocationEntity a, String tenant) {
-        return new Assignment(a.id, a.jobId, tenant, a.rank, a.nodeId, a.gpus(), a.migProfile, a.migStart,
-                a.migProfile != null ? 0 : a.milliGpu, a.cpuMillis, a.memoryMib);
-    }
-
-    static String shape(JobSpec spec) {
-        if (spec.gpusPerWorker() > 0) {
-            return spec.gpusPerWorker() + " GPU(s)";
-        }
-        return spec.migProfile() != null ? "MIG " + spec.migProfile() : spec.milliGpu() + " milli-GPU";
+        return allocationsOf(s, job).map(allocs -> viewOf(job, allocs));
     }
 
     /**
