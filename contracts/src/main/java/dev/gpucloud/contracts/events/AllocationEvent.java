@@ -3,6 +3,7 @@ package dev.gpucloud.contracts.events;
 import dev.gpucloud.contracts.limits.Check;
 import dev.gpucloud.contracts.limits.Limits;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * What a host's agent saw happen to an allocation, on {@code allocation.events} keyed by jobId so
@@ -19,7 +20,11 @@ public record AllocationEvent(
         Integer exitCode,
         String checkpointPath,
         String detail,
-        String migInstanceUuid) {
+        String migInstanceUuid,
+        List<String> heldBy) {
+
+    /** At most this many holders are named in {@code heldBy}. */
+    public static final int MAX_HELD_BY = 64;
 
     public AllocationEvent {
         Check.text(allocationId, Limits.ID, "allocationId");
@@ -39,6 +44,34 @@ public record AllocationEvent(
         if (migInstanceUuid != null) {
             Require.text(migInstanceUuid, "migInstanceUuid");
         }
+        heldBy = heldBy == null ? List.of() : List.copyOf(heldBy);
+        if (heldBy.size() > MAX_HELD_BY) {
+            throw new IllegalArgumentException("heldBy names " + heldBy.size() + " allocations; at most " + MAX_HELD_BY);
+        }
+        for (String holder : heldBy) {
+            Check.text(holder, Limits.ID, "heldBy");
+            Require.text(holder, "heldBy");
+        }
+        if (!heldBy.isEmpty() && type != AllocationEventType.LOST) {
+            throw new IllegalArgumentException("heldBy is only for LOST (a start refused because its GPUs are busy),"
+                    + " not " + type);
+        }
+    }
+
+    /** An event that names no holder of its GPUs. */
+    public AllocationEvent(String allocationId, String jobId, String nodeId, AllocationEventType type,
+            Instant occurredAt, Integer exitCode, String checkpointPath, String detail, String migInstanceUuid) {
+        this(allocationId, jobId, nodeId, type, occurredAt, exitCode, checkpointPath, detail, migInstanceUuid, null);
+    }
+
+    /**
+     * A START its host refused because other allocations hold its GPUs ({@code heldBy}): LOST, for the platform
+     * placed it where it could not run, not the job's doing.
+     */
+    public static AllocationEvent busy(String allocationId, String jobId, String nodeId, Instant occurredAt,
+            String detail, List<String> heldBy) {
+        return new AllocationEvent(allocationId, jobId, nodeId, AllocationEventType.LOST, occurredAt, null, null,
+                detail, null, heldBy);
     }
 
     /** An event that names no MIG instance. */

@@ -61,4 +61,26 @@ class MigAndRdmaContractTest {
                 Samples.T0, null, null, null, " ")).hasMessageContaining("'migInstanceUuid'");
         assertThat(List.of(started)).hasSize(1);
     }
+
+    @Test
+    void a_start_refused_for_busy_gpus_is_lost_and_names_who_holds_them() {
+        AllocationEvent busy = AllocationEvent.busy("alloc-2", "job-1", "node-a100-1", Samples.T0,
+                "cannot start: GPU 0 on node-a100-1 is busy with alloc-1", List.of("alloc-1"));
+        assertThat(busy.type()).isEqualTo(AllocationEventType.LOST);
+        assertThat(EventCodec.decode(Topics.ALLOCATION_EVENTS, EventCodec.encode(busy))).isEqualTo(busy);
+
+        String older = EventCodec.encodeToString(Samples.allocationEvent()).replaceAll(",\"heldBy\":\\[[^]]*]", "");
+        assertThat(older).doesNotContain("heldBy");
+        AllocationEvent decoded = EventCodec.decode(Topics.ALLOCATION_EVENTS, older.getBytes(StandardCharsets.UTF_8));
+        assertThat(decoded.heldBy()).as("an older agent's event names no holder").isEmpty();
+
+        assertThatThrownBy(() -> new AllocationEvent("alloc-2", "job-1", "node-a100-1", AllocationEventType.EXITED,
+                Samples.T0, 125, null, null, null, List.of("alloc-1"))).hasMessageContaining("heldBy is only for LOST");
+        assertThatThrownBy(() -> AllocationEvent.busy("alloc-2", "job-1", "node-a100-1", Samples.T0, null,
+                List.of(" "))).hasMessageContaining("'heldBy'");
+        List<String> many = java.util.stream.IntStream.range(0, AllocationEvent.MAX_HELD_BY + 1)
+                .mapToObj(i -> "a" + i).toList();
+        assertThatThrownBy(() -> AllocationEvent.busy("alloc-2", "job-1", "node-a100-1", Samples.T0, null, many))
+                .hasMessageContaining("at most " + AllocationEvent.MAX_HELD_BY);
+    }
 }

@@ -31,9 +31,18 @@ public final class GpuLedger {
 
     /**
      * Either a claim, or why there is none, or (for a MIG slot with no instance yet) the instance to
-     * create before the claim can be made with {@link #migClaim}.
+     * create before the claim can be made with {@link #migClaim}. {@code heldBy} names the allocations that
+     * hold what the request asks for, when that is why there is no claim (empty otherwise).
      */
-    public record Result(Claim claim, String problem, MigSlots.Plan create) {
+    public record Result(Claim claim, String problem, MigSlots.Plan create, List<String> heldBy) {
+        public Result {
+            heldBy = heldBy == null ? List.of() : List.copyOf(heldBy);
+        }
+
+        public Result(Claim claim, String problem, MigSlots.Plan create) {
+            this(claim, problem, create, List.of());
+        }
+
         static Result ok(Claim claim) {
             return new Result(claim, null, null);
         }
@@ -42,8 +51,18 @@ public final class GpuLedger {
             return new Result(null, problem, null);
         }
 
+        /** Refused because other allocations ({@code heldBy}) hold what it asks for. */
+        static Result busy(String problem, java.util.Collection<String> heldBy) {
+            return new Result(null, problem, null, List.copyOf(heldBy));
+        }
+
         static Result toCreate(MigSlots.Plan plan) {
             return new Result(null, null, plan);
+        }
+
+        /** Whether it was refused only because its GPUs are busy: the placement's doing, not the job's. */
+        public boolean busy() {
+            return claim == null && !heldBy.isEmpty();
         }
     }
 
@@ -83,7 +102,7 @@ public final class GpuLedger {
         if (slot.isPresent()) {
             MigSlots.Plan plan = MigSlots.resolve(nodeId, gpus, gpuIndices, slot.get(), migHolders::get);
             if (plan.problem() != null) {
-                return Result.no(plan.problem());
+                return Result.busy(plan.problem(), plan.heldBy());
             }
             return plan.creates() ? Result.toCreate(plan) : Result.ok(migClaim(plan.gpuIndex(), plan.existing()));
         }
@@ -107,7 +126,8 @@ public final class GpuLedger {
             }
             String holder = migHolders.get(migInstanceUuid);
             if (holder != null) {
-                return Result.no("MIG instance " + migInstanceUuid + " on " + nodeId + " is busy with " + holder);
+                return Result.busy("MIG instance " + migInstanceUuid + " on " + nodeId + " is busy with " + holder,
+                        List.of(holder));
             }
             MigInstance mig = parent.get().migInstances().stream()
                     .filter(m -> m.uuid().equals(migInstanceUuid)).findFirst().orElseThrow();
@@ -129,7 +149,7 @@ public final class GpuLedger {
                         + " milli-GPU free, asked for " + milli;
             };
             if (why != null) {
-                return Result.no(why);
+                return Result.busy(why, gpu.migEnabled() ? List.of() : held.keySet());
             }
         }
         String model = gpus.get(gpuIndices.get(0)).model();

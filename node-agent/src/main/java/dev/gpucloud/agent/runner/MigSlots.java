@@ -3,6 +3,7 @@ package dev.gpucloud.agent.runner;
 import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.events.MigInstance;
 import dev.gpucloud.contracts.events.NodeCommand.MigSlot;
+import dev.gpucloud.geometry.GpuAdmission;
 import dev.gpucloud.geometry.MigFamily;
 import dev.gpucloud.geometry.MigProfile;
 import dev.gpucloud.geometry.MigSlotPlanner;
@@ -25,7 +26,16 @@ public final class MigSlots {
 
     /** What a slot comes to: a problem, an instance to run on, or an instance to create first. */
     public record Plan(String problem, int gpuIndex, MigInstance existing, MigProfile profile, int start,
-            List<MigInstance> destroy) {
+            List<MigInstance> destroy, List<String> heldBy) {
+
+        public Plan {
+            heldBy = heldBy == null ? List.of() : List.copyOf(heldBy);
+        }
+
+        Plan(String problem, int gpuIndex, MigInstance existing, MigProfile profile, int start,
+                List<MigInstance> destroy) {
+            this(problem, gpuIndex, existing, profile, start, destroy, List.of());
+        }
 
         static Plan no(String problem) {
             return new Plan(problem, -1, null, null, -1, List.of());
@@ -92,7 +102,11 @@ public final class MigSlots {
             default -> "MIG slot " + slot + ": " + where + " refuses it (" + plan.verdict() + ")";
         };
         if (problem != null) {
-            return Plan.no(problem);
+            boolean held = plan.verdict() == GpuAdmission.Verdict.SLICES_HELD
+                    || plan.verdict() == GpuAdmission.Verdict.MEDIA_ENGINES_HELD;
+            String holderId = blocking == null ? null : holder.apply(blocking.uuid());
+            return new Plan(problem, -1, null, null, -1, List.of(), held && holderId != null ? List.of(holderId)
+                    : List.of());
         }
         if (!plan.creates()) {
             return new Plan(null, index, byUuid.get(plan.reuse().id()), plan.profile(), slot.start(), List.of());

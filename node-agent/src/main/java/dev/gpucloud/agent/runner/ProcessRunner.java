@@ -183,6 +183,13 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
                         + host.host().nodeId() + ": " + e.getMessage();
             }
         } else if (problem == null && claim == null) {
+            if (result.busy()) {
+                AllocationEvent refused = AllocationEvent.busy(command.allocationId(), command.jobId(),
+                        command.nodeId(), now, "cannot start: " + result.problem(), result.heldBy());
+                lastWords.said(refused);
+                out.events.add(refused);
+                return;
+            }
             problem = result.problem();
         }
         if (problem != null) {

@@ -139,8 +139,11 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
             out.inventoryChanged.add(host.nodeId());
         }
         if (result.claim() == null) {
-            AllocationEvent refused = new AllocationEvent(command.allocationId(), command.jobId(), host.nodeId(),
-                    AllocationEventType.EXITED, now, EXIT_CANNOT_START, null, "cannot start: " + result.problem());
+            AllocationEvent refused = result.busy()
+                    ? AllocationEvent.busy(command.allocationId(), command.jobId(), host.nodeId(), now,
+                            "cannot start: " + result.problem(), result.heldBy())
+                    : new AllocationEvent(command.allocationId(), command.jobId(), host.nodeId(),
+                            AllocationEventType.EXITED, now, EXIT_CANNOT_START, null, "cannot start: " + result.problem());
             lastWords.said(refused);
             out.events.add(refused);
             return;

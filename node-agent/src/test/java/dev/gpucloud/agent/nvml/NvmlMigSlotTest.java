@@ -149,9 +149,11 @@ class NvmlMigSlotTest {
         start("b1", 1, "3g.40gb@0", "true");
         start("b2", 1, "1g.10gb@0", "true");
 
-        assertThat(event("b1", AllocationEventType.EXITED).detail())
+        assertThat(event("b1", AllocationEventType.LOST).detail())
                 .contains("cannot start: MIG slot 3g.40gb@0", "slices 0-3", "1g.10gb@0", "busy with busy");
-        assertThat(event("b2", AllocationEventType.EXITED).detail()).contains("1g.10gb@0", "is busy with busy");
+        assertThat(event("b1", AllocationEventType.LOST).heldBy()).containsExactly("busy");
+        assertThat(event("b2", AllocationEventType.LOST).detail()).contains("1g.10gb@0", "is busy with busy");
+        assertThat(event("b2", AllocationEventType.LOST).heldBy()).containsExactly("busy");
         assertThat(gpu1()).extracting(MigInstance::uuid).contains(EXISTING_1G, EXISTING_3G).hasSize(2);
     }
 

@@ -109,6 +109,10 @@ class ProcessRunnerTest {
         return events(alloc).stream().filter(e -> e.type() == AllocationEventType.EXITED).findFirst().orElse(null);
     }
 
+    private AllocationEvent lost(String alloc) {
+        return events(alloc).stream().filter(e -> e.type() == AllocationEventType.LOST).findFirst().orElse(null);
+    }
+
     private static void assertContiguous(List<UsageEvent> usage, Instant from, Instant to) {
         assertThat(usage).isNotEmpty();
         assertThat(usage.get(0).from()).isEqualTo(from);
@@ -249,13 +253,17 @@ class ProcessRunnerTest {
     void aBusyGpuIsRefusedAndFractionsShareOne() throws Exception {
         handle(bash("w1", List.of(0), "sleep 5"));
         handle(bash("w2", List.of(0), "sleep 5"));
-        assertThat(exited("w2").detail()).isEqualTo("cannot start: GPU 0 on gpu-host-1 is busy with w1");
+        assertThat(lost("w2").detail()).isEqualTo("cannot start: GPU 0 on gpu-host-1 is busy with w1");
+        assertThat(lost("w2").heldBy()).as("a busy GPU is the placement's doing: LOST, naming who holds it")
+                .containsExactly("w1");
+        assertThat(exited("w2")).isNull();
         handle(start("f1", List.of(1), null, 500, List.of("bash", "-c", "echo milli=$GPUCLOUD_MILLI_GPU; sleep 5"), Map.of()));
         handle(start("f2", List.of(1), null, 500, List.of("sleep", "5"), Map.of()));
         handle(start("f3", List.of(1), null, 100, List.of("sleep", "5"), Map.of()));
         assertThat(exited("f1")).isNull();
         assertThat(exited("f2")).isNull();
-        assertThat(exited("f3").detail()).contains("has 0 milli-GPU free, asked for 100");
+        assertThat(lost("f3").detail()).contains("has 0 milli-GPU free, asked for 100");
+        assertThat(lost("f3").heldBy()).containsExactly("f1", "f2");
         assertThat(runner.running()).extracting(RunningAllocation::allocationId).containsExactly("w1", "f1", "f2");
     }
 

@@ -172,24 +172,38 @@ class SimulatedFleetTest {
 
     static Stream<Arguments> refusedStarts() {
         return Stream.of(
-                Arguments.of("a GPU that does not exist", "sim-a10g-0", List.of(1), 0, "GPU 1 does not exist on sim-a10g-0"),
-                Arguments.of("a GPU listed twice", "sim-a100-0", List.of(2, 2), 0, "GPU 2 is listed twice"),
-                Arguments.of("a busy GPU", "sim-a100-0", List.of(6, 7), 0, "GPU 7 on sim-a100-0 is busy with busy-1"),
-                Arguments.of("a fraction of a busy GPU", "sim-a100-0", List.of(7), 500, "has 0 milli-GPU free"),
-                Arguments.of("more than a GPU", "sim-a100-0", List.of(0), 1500, "milliGpu 1500 is more than one GPU"),
-                Arguments.of("a whole GPU in MIG mode", "sim-h100-mig-0", List.of(0), 0, "is in MIG mode"));
+                Arguments.of("a GPU that does not exist", "sim-a10g-0", List.of(1), 0, "GPU 1 does not exist on sim-a10g-0",
+                        false),
+                Arguments.of("a GPU listed twice", "sim-a100-0", List.of(2, 2), 0, "GPU 2 is listed twice", false),
+                Arguments.of("a busy GPU", "sim-a100-0", List.of(6, 7), 0, "GPU 7 on sim-a100-0 is busy with busy-1", true),
+                Arguments.of("a fraction of a busy GPU", "sim-a100-0", List.of(7), 500, "has 0 milli-GPU free", true),
+                Arguments.of("more than a GPU", "sim-a100-0", List.of(0), 1500, "milliGpu 1500 is more than one GPU",
+                        false),
+                Arguments.of("a whole GPU in MIG mode", "sim-h100-mig-0", List.of(0), 0, "is in MIG mode", false));
     }
 
-    @ParameterizedTest(name = "START on {0} exits 125 saying why")
+    /**
+     * A START the job's own spec dooms exits 125; one refused only because other allocations hold its GPUs is
+     * LOST and names them (the placement's doing, not the job's), so the scheduler neither spends a retry on
+     * it nor places it on those GPUs again while they run.
+     */
+    @ParameterizedTest(name = "START on {0} is refused saying why")
     @MethodSource("refusedStarts")
-    void aStartThatCannotRunExitsWithTheReason(String name, String node, List<Integer> gpus, int milli, String why) {
+    void aStartThatCannotRunIsRefusedWithTheReason(String name, String node, List<Integer> gpus, int milli,
+            String why, boolean busy) {
         fleet.handle(start("sim-a100-0", "busy-1", List.of(7), List.of("sleep", "100")));
 
         Reports reports = fleet.handle(mkStart(node, "x1", gpus, milli, null, List.of("sleep", "1"), Map.of()));
 
         assertThat(reports.allocationEvents()).singleElement().satisfies(e -> {
-            assertThat(e.type()).isEqualTo(AllocationEventType.EXITED);
-            assertThat(e.exitCode()).isEqualTo(SimulatedFleet.EXIT_CANNOT_START);
+            if (busy) {
+                assertThat(e.type()).isEqualTo(AllocationEventType.LOST);
+                assertThat(e.heldBy()).containsExactly("busy-1");
+            } else {
+                assertThat(e.type()).isEqualTo(AllocationEventType.EXITED);
+                assertThat(e.exitCode()).isEqualTo(SimulatedFleet.EXIT_CANNOT_START);
+                assertThat(e.heldBy()).isEmpty();
+            }
             assertThat(e.detail()).startsWith("cannot start: ").contains(why);
         });
         assertThat(fleet.running()).extracting(r -> r.allocationId()).containsExactly("busy-1");

@@ -111,12 +111,12 @@ class SimulatedMigSlotTest {
 
         Reports r = start(H100, "big", 1, "3g.40gb@4");
 
-        AllocationEvent exited = only(r, AllocationEventType.EXITED);
-        assertThat(exited.exitCode()).isEqualTo(SimulatedFleet.EXIT_CANNOT_START);
-        assertThat(exited.detail()).contains("cannot start: MIG slot 3g.40gb@4", "slices 4-7", "1g.10gb@5", busy,
+        AllocationEvent refused = only(r, AllocationEventType.LOST);
+        assertThat(refused.heldBy()).containsExactly("small");
+        assertThat(refused.detail()).contains("cannot start: MIG slot 3g.40gb@4", "slices 4-7", "1g.10gb@5", busy,
                 "busy with small");
         assertThat(gpu(fleet, H100, 1).migInstances()).hasSize(7);
-        assertThat(only(start(H100, "again", 1, "1g.10gb@5"), AllocationEventType.EXITED).detail())
+        assertThat(only(start(H100, "again", 1, "1g.10gb@5"), AllocationEventType.LOST).detail())
                 .contains("is busy with small");
     }
 

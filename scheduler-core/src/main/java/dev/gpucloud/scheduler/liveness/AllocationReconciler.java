@@ -39,6 +39,8 @@ public final class AllocationReconciler {
     private final Map<String, HostReport> reports = new HashMap<>();
     /** Holds taken for allocations the scheduler does not own, by allocation id. */
     private final Map<String, Assignment> foreign = new LinkedHashMap<>();
+    /** When each foreign hold's evidence was given (a report, a refused start): only newer word gives it back. */
+    private final Map<String, Long> heldSince = new HashMap<>();
     private final Map<String, Long> unknownSince = new HashMap<>();
     private final Map<String, Long> absentSince = new HashMap<>();
     private final Map<String, Long> askedAt = new HashMap<>();
@@ -107,10 +109,39 @@ public final class AllocationReconciler {
         endedAt.put(allocationId, atMillis);
     }
 
+    /**
+     * The host's agent refused {@code refused}'s START at {@code atMillis} because {@code holders} hold what it
+     * asked for: they run there now, whatever this scheduler counted as ended. Returns the holds to take at once
+     * (on the refused allocation's GPUs, one per holder the fleet does not hold already), so that nothing is
+     * placed there again before the host's next report. From then on each is a foreign hold like any other: kept
+     * while the host reports it, stopped after the grace, and given back once a report newer than the refusal
+     * no longer lists it (or, on a host that does not report allocations, once the refusal is stale).
+     */
+    public List<Assignment> busy(Fleet fleet, Assignment refused, long atMillis, List<String> holders) {
+        List<Assignment> holds = new ArrayList<>();
+        for (String id : holders) {
+            endedAt.remove(id); // its host runs it after the end this scheduler knew of: a report listing it is news
+            if (fleet.assignment(id).isPresent()) {
+                continue; // held already: the scheduler's own, or a hold taken from a report
+            }
+            Assignment a = new Assignment(id, "", "", 0, refused.nodeId(), refused.gpuIndices(),
+                    refused.migProfile(), refused.migStart(), refused.milliGpu(), 0, 0);
+            if (fleet.conflict(a) != null) {
+                continue;
+            }
+            holds.add(a);
+            foreign.put(id, a);
+            heldSince.put(id, atMillis);
+            unknownSince.putIfAbsent(id, atMillis);
+        }
+        return holds;
+    }
+
     /** The host left: forget its reports and its foreign holds (the fleet dropped them with the host). */
     public void forgetHost(String nodeId) {
         reports.remove(nodeId);
         foreign.values().removeIf(a -> a.nodeId().equals(nodeId));
+        heldSince.keySet().retainAll(foreign.keySet());
     }
 
     /** Holds this reconciler took for allocations that are not the scheduler's own. */
@@ -163,6 +194,7 @@ public final class AllocationReconciler {
                     if (why == null) {
                         hold.add(a);
                         foreign.put(id, a);
+                        heldSince.put(id, report.atMillis());
                     } else if (conflicted.add(id)) {
                         conflicts.add("host " + nodeId + " runs " + id + " (job " + r.jobId() + ") on GPUs "
                                 + r.gpuIndices() + ", which this scheduler cannot hold: " + why);
@@ -176,13 +208,13 @@ public final class AllocationReconciler {
                     askedAt.put(id, nowMillis);
                 }
             }
-            // foreign holds the host no longer reports (or no longer credibly) are given back
+            // foreign holds the host no longer reports (or no longer credibly) are given back; a hold taken on
+            // newer evidence (a refused start) waits for a report newer than that
             for (Assignment a : List.copyOf(foreign.values())) {
-                if (a.nodeId().equals(nodeId) && (stale || !report.running().containsKey(a.allocationId()))) {
-                    release.add(a.allocationId());
-                    foreign.remove(a.allocationId());
-                    unknownSince.remove(a.allocationId());
-                    askedAt.remove(a.allocationId());
+                long since = heldSince.getOrDefault(a.allocationId(), Long.MIN_VALUE);
+                boolean gone = !report.running().containsKey(a.allocationId()) && report.atMillis() > since;
+                if (a.nodeId().equals(nodeId) && (gone || stale && nowMillis - since > staleAfterMillis)) {
+                    releaseForeign(a.allocationId(), release);
                 }
             }
             if (stale) {
@@ -200,6 +232,13 @@ public final class AllocationReconciler {
                                     + Instant.ofEpochMilli(since) + "; asking its agent how it stands"));
                     askedAt.put(id, nowMillis);
                 }
+            }
+        }
+        // a refusal's hold on a host that has not reported since is given back once the refusal is stale
+        for (Assignment a : List.copyOf(foreign.values())) {
+            long since = heldSince.getOrDefault(a.allocationId(), Long.MIN_VALUE);
+            if (!reports.containsKey(a.nodeId()) && nowMillis - since > staleAfterMillis) {
+                releaseForeign(a.allocationId(), release);
             }
         }
         seenOwn.forEach(absentSince::remove);
@@ -221,6 +260,14 @@ public final class AllocationReconciler {
         while (it.hasNext() && it.next().getValue() < cutoffMillis) {
             it.remove();
         }
+    }
+
+    private void releaseForeign(String allocationId, List<String> release) {
+        release.add(allocationId);
+        foreign.remove(allocationId);
+        heldSince.remove(allocationId);
+        unknownSince.remove(allocationId);
+        askedAt.remove(allocationId);
     }
 
     private boolean due(String allocationId, long nowMillis) {

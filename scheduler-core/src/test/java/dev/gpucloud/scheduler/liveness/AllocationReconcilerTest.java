@@ -206,4 +206,58 @@ class AllocationReconcilerTest {
         assertThat(AllocationReconciler.holdOf("h1",
                 new AllocationReport("f1", "j", "t", List.of(1), null, null, 250)).milliGpu()).isEqualTo(250);
     }
+
+    /**
+     * The 1,000-host fault run of 2026-12-03 (seed 33322551121764): the scheduler lost a1 to its host's silence, the
+     * host came back and ran a1's late START, and refused a2 on the same GPU. The refusal names a1: its GPU stays
+     * held until a report newer than the refusal leaves a1 out, even though a1 ended in the scheduler's eyes and
+     * the host's last report (from before it ran a1 again) did not list it.
+     */
+    @Test
+    void aStartRefusedForABusyGpuHoldsItForTheHolderUntilTheHostSaysItIsFree() {
+        reconciler.ended("a1", 10_000); // lost to silence
+        reconciler.report("h1", 11_000, List.of()); // the host's last word before it ran a1's late START
+        Assignment a2 = Assignment.whole("a2", "job-a", "acme", 0, "h1", List.of(0), 0, 0);
+
+        List<Assignment> holds = reconciler.busy(fleet, a2, 12_000, List.of("a1"));
+        holds.forEach(fleet::reserve);
+
+        assertThat(holds).singleElement().satisfies(h -> {
+            assertThat(h.allocationId()).isEqualTo("a1");
+            assertThat(h.gpuIndices()).containsExactly(0);
+        });
+        assertThat(at(12_500).release()).as("a report older than the refusal gives nothing back").isEmpty();
+        assertThat(fleet.conflict(Assignment.whole("a3", "job-a", "acme", 0, "h1", List.of(0), 0, 0))).isNotNull();
+
+        reconciler.report("h1", 13_000, List.of(running("a1", 0))); // a1 runs: the end the scheduler knew is old news
+        AllocationReconciler.Plan plan = at(13_000);
+        assertThat(plan.release()).isEmpty();
+        assertThat(plan.hold()).as("held already").isEmpty();
+
+        reconciler.report("h1", 12_000 + GRACE, List.of(running("a1", 0)));
+        assertThat(at(12_000 + GRACE).stops()).as("still there after the grace: stopped as unknown")
+                .extracting(AllocationReconciler.Ask::allocationId).containsExactly("a1");
+
+        reconciler.report("h1", 45_000, List.of());
+        assertThat(at(45_000).release()).containsExactly("a1");
+        assertThat(reconciler.foreignHolds()).isEmpty();
+    }
+
+    @Test
+    void aRefusalNamingAnAllocationTheSchedulerHoldsTakesNoSecondHold() {
+        fleet.reserve(Assignment.whole("a1", "job-a1", "acme", 0, "h1", List.of(0), 0, 0));
+        Assignment a2 = Assignment.whole("a2", "job-a", "acme", 0, "h1", List.of(1), 0, 0);
+
+        assertThat(reconciler.busy(fleet, a2, 1_000, List.of("a1"))).isEmpty();
+        assertThat(reconciler.foreignHolds()).isEmpty();
+    }
+
+    @Test
+    void aRefusalsHoldOnAHostThatReportsNothingEndsWhenTheRefusalIsStale() {
+        Assignment a2 = Assignment.whole("a2", "job-a", "acme", 0, "h1", List.of(0), 0, 0);
+        reconciler.busy(fleet, a2, 1_000, List.of("a1")).forEach(fleet::reserve);
+
+        assertThat(at(1_000 + STALE).release()).isEmpty();
+        assertThat(at(1_001 + STALE).release()).containsExactly("a1");
+    }
 }

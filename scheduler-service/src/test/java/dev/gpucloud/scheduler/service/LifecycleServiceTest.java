@@ -204,6 +204,44 @@ class LifecycleServiceTest {
         }
     }
 
+    /**
+     * The 1,000-host fault run's failure (seed 33322551121764): the host ran an allocation the scheduler had lost
+     * to its silence, and refused the job's next START on that GPU; the scheduler took the refusal for the job's
+     * failure, spent its retries in half a second on the same busy GPU, and would have failed it. Now a START
+     * refused because its GPU is busy is LOST (the placement's doing): the job goes back to the queue without
+     * spending a retry, and waits for the GPU until its host no longer reports the holder.
+     */
+    @Test
+    void aStartRefusedForABusyGpuRequeuesWithoutARetryAndWaitsUntilTheGpuIsFree() throws Exception {
+        String node = "busy-host-" + model;
+        join(host(node, 1, CapacityType.ON_DEMAND, null, false));
+        String id = submit(spec(1));
+        NodeCommand start = nextCommand(node);
+        String stray = "late-start-" + model;
+        kafka.send(EventRecords.record(Topics.ALLOCATION_EVENTS, start.jobId(), AllocationEvent.busy(
+                start.allocationId(), start.jobId(), node, Instant.now(), "cannot start: GPU 0 on " + node
+                        + " is busy with " + stray, List.of(stray)), "test"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.PENDING);
+        assertThat(job(id).getReason()).contains("was lost").doesNotContain("retry");
+
+        var running = new java.util.concurrent.atomic.AtomicReference<List<AllocationReport>>(List.of(
+                new AllocationReport(stray, "job-gone", "someone", List.of(0), null, null, 1000)));
+        try (AutoCloseable telemetry = reporting(node, running::get)) {
+            Thread.sleep(3_000);
+            assertThat(job(id).getState()).as("its only GPU is busy with " + stray).isEqualTo(JobState.PENDING);
+
+            running.set(List.of()); // the holder ended
+            NodeCommand again = nextCommand(RECONCILED, node);
+            while (again.type() == NodeCommandType.STOP) { // the stray allocation is stopped as unknown meanwhile
+                assertThat(again.allocationId()).isEqualTo(stray);
+                again = nextCommand(RECONCILED, node);
+            }
+            assertThat(again.type()).isEqualTo(NodeCommandType.START);
+            assertThat(again.jobId()).isEqualTo(id);
+            assertThat(again.allocationId()).as("a new attempt").isNotEqualTo(start.allocationId());
+        }
+    }
+
     @Test
     void anAllocationItsAgentNoLongerReportsIsAskedAboutAndLostOnlyOnTheAgentsWord() throws Exception {
         String node = "forgetful-host-" + model;
@@ -444,6 +482,14 @@ class LifecycleServiceTest {
         NodeCommand stop = nextCommand(w0.nodeId());
         assertThat(stop.type()).isEqualTo(NodeCommandType.STOP);
         assertThat(stop.allocationId()).isEqualTo(w0.allocationId());
+        assertThat(commands.matching(r -> r.key().equals(w1.nodeId())).stream()
+                .map(r -> EventRecords.decode(Topics.NODE_COMMANDS, r).payload())
+                .filter(cmd -> cmd.type() == NodeCommandType.STOP).toList())
+                .as("the lost worker's host is told to stop it too, should it still run it or start it late")
+                .singleElement().satisfies(cmd -> {
+                    assertThat(cmd.allocationId()).isEqualTo(w1.allocationId());
+                    assertThat(cmd.reason()).contains("lost its heartbeat");
+                });
         report(w0, AllocationEventType.EXITED, 143, null);
         String spare = List.of(a, b, c).stream().filter(n -> !n.equals(w0.nodeId()) && !n.equals(w1.nodeId()))
                 .findFirst().orElseThrow();

@@ -724,7 +724,7 @@ public class SchedulerEngine {
     }
 
     private Uni<Void> lose(Changes changes, List<String> allocationIds, String why) {
-        return inTurn(allocationIds, id -> allocationEnded(changes, id, AllocationEntity.LOST, null, why));
+        return inTurn(allocationIds, id -> declareLost(changes, id, why));
     }
 
     /**
@@ -923,7 +923,13 @@ public class SchedulerEngine {
             case CHECKPOINT_SAVED -> checkpointSaved(s, changes, event);
             case EXITED -> allocationEnded(s, changes, event.allocationId(), AllocationEntity.EXITED, event.exitCode(),
                     event.detail());
-            case LOST -> allocationEnded(s, changes, event.allocationId(), AllocationEntity.LOST, null, event.detail());
+            case LOST -> {
+                if (!event.heldBy().isEmpty()) { // its host refused its START: others hold its GPUs there
+                    fleet.assignment(event.allocationId()).ifPresent(a -> changes.busy.add(
+                            new Busy(a, event.occurredAt().toEpochMilli(), event.heldBy())));
+                }
+                yield allocationEnded(s, changes, event.allocationId(), AllocationEntity.LOST, null, event.detail());
+            }
         };
     }
 
@@ -1023,9 +1029,21 @@ public class SchedulerEngine {
 
     // ---------------------------------------------------------------- internals
 
-    private Uni<Void> allocationEnded(Changes changes, String allocationId, String endState, Integer exitCode,
-            String detail) {
-        return tx(s -> allocationEnded(s, changes, allocationId, endState, exitCode, detail));
+    /**
+     * Loses an allocation on this scheduler's own evidence (its host silent past the timeout, a lost heartbeat,
+     * the host gone or its GPUs changed). Its host is told to stop it: should the host still run it, or get its
+     * START late, it does not keep GPUs that the scheduler now counts free. The STOP follows the START on the
+     * host's partition of node.commands, so a late START is undone, never left running.
+     */
+    private Uni<Void> declareLost(Changes changes, String allocationId, String why) {
+        return tx(s -> s.find(AllocationEntity.class, allocationId).flatMap(a -> {
+            if (a == null || !a.isActive()) {
+                return Uni.createFrom().voidItem();
+            }
+            return s.find(JobEntity.class, a.jobId)
+                    .call(job -> command(s, a.nodeId, stopCommand(a, job == null ? "" : job.tenant, why)))
+                    .chain(() -> allocationEnded(s, changes, allocationId, AllocationEntity.LOST, null, why));
+        }));
     }
 
     private Uni<Void> allocationEnded(Mutiny.Session s, Changes changes, String allocationId, String endState,
@@ -1143,8 +1161,7 @@ public class SchedulerEngine {
                         Instant.ofEpochMilli(liveness.listeningSinceMillis()));
             }
         }
-        return inTurn(lost.entrySet(), e -> allocationEnded(changes, e.getKey(), AllocationEntity.LOST, null,
-                e.getValue()));
+        return inTurn(lost.entrySet(), e -> declareLost(changes, e.getKey(), e.getValue()));
     }
 
     private Uni<Void> expireCheckpoints(Changes changes, long now) {
@@ -1401,11 +1418,14 @@ public class SchedulerEngine {
     private Uni<Void> stopAll(Mutiny.Session s, JobEntity job, List<AllocationEntity> active) {
         Uni<Void> chain = Uni.createFrom().voidItem();
         for (AllocationEntity a : active) {
-            NodeCommand stop = new NodeCommand(a.id + "/stop", NodeCommandType.STOP, a.nodeId, a.id, job.id, job.tenant,
-                    a.gpus(), null, 0, a.rank, 0, null, List.of(), Map.of(), null, null, null, Instant.now());
-            chain = chain.call(() -> command(s, a.nodeId, stop));
+            chain = chain.call(() -> command(s, a.nodeId, stopCommand(a, job.tenant, null)));
         }
         return chain;
+    }
+
+    private static NodeCommand stopCommand(AllocationEntity a, String tenant, String reason) {
+        return new NodeCommand(a.id + "/stop", NodeCommandType.STOP, a.nodeId, a.id, a.jobId, tenant, a.gpus(), null, 0,
+                a.rank, 0, null, List.of(), Map.of(), null, null, null, Instant.now(), reason);
     }
 
     /**
@@ -1558,8 +1578,13 @@ public class SchedulerEngine {
      * stands), replayed into memory once its transaction commits, with the events to tell watchers and the
      * pending reasons and requeue notes (text for the API, not state).
      */
+    /** A START its host refused at {@code atMillis} because {@code heldBy} hold the GPUs it was placed on. */
+    private record Busy(Assignment refused, long atMillis, List<String> heldBy) {
+    }
+
     private static final class Changes {
         final List<JobEvent> events = new ArrayList<>();
+        final List<Busy> busy = new ArrayList<>();
         final Map<String, JobRecord> jobs = new LinkedHashMap<>();
         final Map<String, AllocationRecord> allocations = new LinkedHashMap<>();
         final Map<String, String> reasons = new HashMap<>();
@@ -1579,6 +1604,14 @@ public class SchedulerEngine {
                 e.state.replay(a);
                 if (a instanceof AllocationRecord.Released) {
                     e.reconciler.ended(a.allocationId(), now);
+                }
+            }
+            for (Busy b : busy) { // after the refused allocations gave their GPUs back
+                for (Assignment hold : e.reconciler.busy(e.fleet, b.refused(), b.atMillis(), b.heldBy())) {
+                    e.fleet.reserve(hold);
+                    LOG.warnf("host %s refused %s: %s still runs on GPUs %s, which this scheduler counted free: holding"
+                            + " them until the host says it no longer runs it", hold.nodeId(),
+                            b.refused().allocationId(), hold.allocationId(), hold.gpuIndices());
                 }
             }
             for (JobRecord j : jobs.values()) {
