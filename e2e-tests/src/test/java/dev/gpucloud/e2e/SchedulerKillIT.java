@@ -558,7 +558,23 @@ class SchedulerKillIT {
         }
         long refused = count("select count(*) from allocations where exit_code = 125");
         if (refused > 0) {
-            violations.add(refused + " START(s) refused by the agent (exit 125: a GPU busy with another allocation)");
+            violations.add(refused + " START(s) refused by the agent (exit 125)");
+        }
+        List<String> busy = refusedForBusyGpus(RUN_DIR.resolve("logs/agent.log"));
+        if (!busy.isEmpty()) {
+            violations.add(busy.size() + " START(s) refused by the agent for a busy GPU (LOST), the first: " + busy.get(0));
+        }
+    }
+
+    /**
+     * The agent's log lines that refuse a START because other allocations hold its GPUs: the agent reports
+     * those as LOST (the placement's doing), so only its log tells them from any other loss.
+     */
+    static List<String> refusedForBusyGpus(Path agentLog) {
+        try (var lines = Files.lines(agentLog)) {
+            return lines.filter(l -> l.contains("cannot start:") && l.contains("busy with")).toList();
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            return List.of("cannot read " + agentLog + ": " + e.getMessage());
         }
     }
 
