@@ -171,6 +171,12 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
             out.notes.add("ignored START " + command.commandId() + ": " + command.allocationId() + " already runs");
             return;
         }
+        AllocationEvent late = StartDeadline.late(command, now);
+        if (late != null) {
+            lastWords.said(late);
+            out.events.add(late);
+            return;
+        }
         String problem = specProblem(command);
         GpuLedger.Result result = problem == null
                 ? host.check(command.gpuIndices(), command.migInstanceUuid(), command.milliGpu()) : null;

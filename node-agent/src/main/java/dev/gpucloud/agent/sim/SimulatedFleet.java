@@ -3,6 +3,7 @@ package dev.gpucloud.agent.sim;
 import dev.gpucloud.agent.runner.GpuLedger;
 import dev.gpucloud.agent.runner.LastWords;
 import dev.gpucloud.agent.runner.RecentIds;
+import dev.gpucloud.agent.runner.StartDeadline;
 import dev.gpucloud.agent.runner.Interval;
 import dev.gpucloud.agent.runner.UsageMeter;
 import dev.gpucloud.agent.backend.GpuBackend;
@@ -129,6 +130,12 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
     private void start(SimulatedHost host, NodeCommand command, Instant now, Collector out) {
         if (runs.containsKey(command.allocationId())) {
             out.notes.add("ignored START " + command.commandId() + ": " + command.allocationId() + " already runs");
+            return;
+        }
+        AllocationEvent late = StartDeadline.late(command, now);
+        if (late != null) {
+            lastWords.said(late);
+            out.events.add(late);
             return;
         }
         GpuLedger.Result result = host.check(command.gpuIndices(), command.migInstanceUuid(), command.milliGpu());

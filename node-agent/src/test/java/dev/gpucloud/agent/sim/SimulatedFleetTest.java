@@ -209,6 +209,36 @@ class SimulatedFleetTest {
         assertThat(fleet.running()).extracting(r -> r.allocationId()).containsExactly("busy-1");
     }
 
+    /**
+     * A START that comes after its start-by time is not started: the scheduler may have counted it lost for the
+     * host's silence and given its GPUs to other work (the 1,000-host fault run of 2026-12-03).
+     */
+    @Test
+    void aStartThatComesAfterItsStartByTimeIsLostNotStarted() {
+        NodeCommand onTime = mkStart("sim-a100-0", "on-time", List.of(0), 0, null, List.of("sleep", "5"), Map.of());
+        NodeCommand late = mkStart("sim-a100-0", "late", List.of(1), 0, null, List.of("sleep", "5"), Map.of());
+        Instant now = clock.instant();
+
+        fleet.handle(withDeadline(onTime, now));
+        Reports reports = fleet.handle(withDeadline(late, now.minusMillis(1)));
+
+        assertThat(reports.allocationEvents()).singleElement().satisfies(e -> {
+            assertThat(e.type()).isEqualTo(AllocationEventType.LOST);
+            assertThat(e.allocationId()).isEqualTo("late");
+            assertThat(e.detail()).startsWith("cannot start: the START came at ").contains("after its start-by deadline");
+        });
+        assertThat(fleet.running()).extracting(r -> r.allocationId()).as("a START on time runs").containsExactly("on-time");
+        assertThat(fleet.handle(mk(NodeCommandType.STATUS, "sim-a100-0", "late")).allocationEvents())
+                .as("asked later, the agent repeats its answer").singleElement()
+                .satisfies(e -> assertThat(e.type()).isEqualTo(AllocationEventType.LOST));
+    }
+
+    private static NodeCommand withDeadline(NodeCommand c, Instant deadline) {
+        return new NodeCommand(c.commandId(), c.type(), c.nodeId(), c.allocationId(), c.jobId(), c.tenant(),
+                c.gpuIndices(), c.migInstanceUuid(), c.milliGpu(), c.rank(), c.worldSize(), c.masterAddr(), c.command(),
+                c.env(), c.checkpointDir(), c.resumeFrom(), deadline, c.issuedAt(), c.reason(), c.epoch());
+    }
+
     @Test
     void aRepeatedCommandIdChangesNothing() {
         NodeCommand cmd = start("sim-a100-0", "a1", List.of(0), List.of("sleep", "10"));

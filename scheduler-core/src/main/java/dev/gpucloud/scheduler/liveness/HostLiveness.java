@@ -52,6 +52,16 @@ public final class HostLiveness {
         return listeningSinceMillis;
     }
 
+    /**
+     * By when host {@code node} must start what it is sent now: until then no scheduler can count it lost for
+     * the host's silence (silence counts from {@link #silentSince} or later, and deafness only moves that on),
+     * so a host that starts it by then starts work the scheduler still holds, and one that gets it later must
+     * not start it.
+     */
+    public long startByMillis(NodeState node) {
+        return silentSince(node) + lostAfterMillis;
+    }
+
     /** Since when host {@code node} counts as silent: its last word, or when this scheduler began to listen. */
     public long silentSince(NodeState node) {
         long heard = node.lastHeardMillis();

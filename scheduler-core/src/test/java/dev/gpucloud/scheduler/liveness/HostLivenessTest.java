@@ -53,6 +53,24 @@ class HostLivenessTest {
         assertThat(result.containsKey("a1")).as(String.valueOf(result)).isEqualTo(lost);
     }
 
+    /** What a host is sent now cannot be lost for its silence before the START's start-by time, and can be after. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void nothingIsLostForSilenceBeforeTheStartByOfAStartSentNow(String name, Long lastHeard, long listeningSince,
+            long reclaimAt, long now, boolean lost) {
+        if (lastHeard == null || reclaimAt > 0) {
+            return; // a START goes only to a host the fleet knows; a reclaim is not silence
+        }
+        Fleet fleet = new Fleet();
+        fleet.upsert(Fixtures.mkHost("h1", "A100", 8), lastHeard);
+        fleet.reserve(Assignment.whole("a1", "j1", "t", 0, "h1", List.of(0), 0, 0));
+        HostLiveness liveness = new HostLiveness(TIMEOUT, listeningSince);
+        long startBy = liveness.startByMillis(fleet.node("h1").orElseThrow());
+
+        assertThat(liveness.lost(fleet, startBy, Set.of())).isEmpty();
+        assertThat(new HostLiveness(TIMEOUT, listeningSince).lost(fleet, startBy + 1, Set.of())).containsKey("a1");
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void neverJudgesHoldsThatAreNotItsOwn(String name, Long lastHeard, long listeningSince, long reclaimAt, long now,

@@ -1410,9 +1410,11 @@ public class SchedulerEngine {
 
     private NodeCommand startCommand(JobEntity job, JobSpec spec, AllocationEntity a, String master) {
         String migUuid = a.migProfile == null ? null : a.migProfile + "@" + a.migStart;
+        // the host starts it by then or not at all (StartDeadline): after it, this scheduler may have lost it
+        Instant startBy = fleet.node(a.nodeId).map(n -> Instant.ofEpochMilli(liveness.startByMillis(n))).orElse(null);
         return new NodeCommand(a.id + "/start", NodeCommandType.START, a.nodeId, a.id, job.id, job.tenant, a.gpus(),
                 migUuid, a.migProfile == null && a.milliGpu < 1000 ? a.milliGpu : 0, a.rank, spec.workers(), master,
-                spec.command(), spec.env(), checkpointDir(job, spec), job.resumeFrom, null, Instant.now());
+                spec.command(), spec.env(), checkpointDir(job, spec), job.resumeFrom, startBy, Instant.now());
     }
 
     private Uni<Void> stopAll(Mutiny.Session s, JobEntity job, List<AllocationEntity> active) {
