@@ -164,8 +164,11 @@ public interface AgentConfig {
         @WithDefault("500")
         int batch();
 
-        /** How many telemetry samples may wait for the broker; beyond that the oldest are shed (and counted). */
-        @WithDefault("1000")
+        /**
+         * How many telemetry samples may wait for the broker: one per host (a newer sample replaces the waiting
+         * one), so at least the hosts this agent runs; beyond that the oldest are shed (and counted).
+         */
+        @WithDefault("10000")
         int telemetryQueue();
 
         /** How many telemetry samples may be in flight to the broker at once. */

@@ -63,7 +63,7 @@ public class DurableOutbox {
         Spool spool = new Spool(dir, settings.fsync());
         sender = new SpoolSender(spool, r -> emitter.send(SpoolRecords.producerRecord(r)).subscribeAsCompletionStage(),
                 settings.batch(), Duration.ofMinutes(3), Duration.ofSeconds(10), LOG::warn);
-        telemetry = new SheddingQueue<>(settings.telemetryQueue());
+        telemetry = new SheddingQueue<>(settings.telemetryQueue(), ProducerRecord::key); // a host's latest sample
         LOG.infof("spooling usage and allocation events in %s (fsync %s)", dir, settings.fsync());
         sender.start();
         Gauge.builder("gpucloud_agent_spool_pending", sender, SpoolSender::pending)

@@ -107,4 +107,27 @@ class SpoolTest {
         assertThat(queue.shed()).isEqualTo(2);
         assertThat(queue.poll(10)).containsExactly(2, 3, 4);
     }
+
+    /**
+     * Samples of 5 hosts, taken in the same order every second, through a queue of 4 while the broker is away:
+     * without conflation the first host's samples were always the ones shed, so it was never heard.
+     */
+    @Test
+    void theTelemetryQueueKeepsEachHostsLatestSampleInItsPlace() {
+        SheddingQueue<String> queue = new SheddingQueue<>(6, s -> s.substring(0, s.indexOf('@')));
+        for (int second = 0; second < 3; second++) {
+            for (int host = 0; host < 5; host++) {
+                queue.offer("h" + host + "@" + second);
+            }
+        }
+        assertThat(queue.poll(10)).containsExactly("h0@2", "h1@2", "h2@2", "h3@2", "h4@2");
+        assertThat(queue.shed()).as("the older samples replaced").isEqualTo(10);
+
+        SheddingQueue<String> small = new SheddingQueue<>(4, s -> s.substring(0, s.indexOf('@')));
+        for (int host = 0; host < 5; host++) {
+            small.offer("h" + host + "@0");
+        }
+        assertThat(small.poll(10)).as("more hosts than room: the oldest goes").containsExactly("h1@0", "h2@0", "h3@0",
+                "h4@0");
+    }
 }
