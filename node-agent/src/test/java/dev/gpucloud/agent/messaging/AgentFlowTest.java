@@ -244,7 +244,7 @@ class AgentFlowTest {
     }
 
     @Test
-    void aStartOnBusyOrMissingGpusExitsNonZeroSayingWhy() {
+    void aStartOnBusyGpusIsLostNamingTheHolderAndOnMissingOnesExitsNonZero() {
         String holder = allocation();
         String busy = allocation();
         String missing = allocation();
@@ -261,9 +261,11 @@ class AgentFlowTest {
             Map<String, AllocationEvent> refused = eventsOf(events.until(r -> jobs.contains(r.key()),
                     seen -> seen.size() >= 2, WAIT)).stream()
                     .collect(Collectors.toMap(AllocationEvent::allocationId, e -> e));
-            assertThat(refused.get(busy).type()).isEqualTo(AllocationEventType.EXITED);
-            assertThat(refused.get(busy).exitCode()).isNotZero();
+            assertThat(refused.get(busy).type()).as("the placement's doing, not the job's").isEqualTo(
+                    AllocationEventType.LOST);
+            assertThat(refused.get(busy).heldBy()).containsExactly(holder);
             assertThat(refused.get(busy).detail()).contains("GPU 0").contains("busy with " + holder);
+            assertThat(refused.get(missing).type()).isEqualTo(AllocationEventType.EXITED);
             assertThat(refused.get(missing).exitCode()).isNotZero();
             assertThat(refused.get(missing).detail()).contains("GPU 3 does not exist");
 
