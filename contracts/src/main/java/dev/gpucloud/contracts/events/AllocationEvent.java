@@ -21,7 +21,8 @@ public record AllocationEvent(
         String checkpointPath,
         String detail,
         String migInstanceUuid,
-        List<String> heldBy) {
+        List<String> heldBy,
+        Instant startBy) {
 
     /** At most this many holders are named in {@code heldBy}. */
     public static final int MAX_HELD_BY = 64;
@@ -56,12 +57,25 @@ public record AllocationEvent(
             throw new IllegalArgumentException("heldBy is only for LOST (a start refused because its GPUs are busy),"
                     + " not " + type);
         }
+        if (startBy != null && type != AllocationEventType.LOST) {
+            throw new IllegalArgumentException("startBy is only for LOST (a START that came after its start-by time),"
+                    + " not " + type);
+        }
+    }
+
+    /** An event that names no holder of its GPUs and no missed start-by time. */
+    public AllocationEvent(String allocationId, String jobId, String nodeId, AllocationEventType type,
+            Instant occurredAt, Integer exitCode, String checkpointPath, String detail, String migInstanceUuid,
+            List<String> heldBy) {
+        this(allocationId, jobId, nodeId, type, occurredAt, exitCode, checkpointPath, detail, migInstanceUuid, heldBy,
+                null);
     }
 
     /** An event that names no holder of its GPUs. */
     public AllocationEvent(String allocationId, String jobId, String nodeId, AllocationEventType type,
             Instant occurredAt, Integer exitCode, String checkpointPath, String detail, String migInstanceUuid) {
-        this(allocationId, jobId, nodeId, type, occurredAt, exitCode, checkpointPath, detail, migInstanceUuid, null);
+        this(allocationId, jobId, nodeId, type, occurredAt, exitCode, checkpointPath, detail, migInstanceUuid, null,
+                null);
     }
 
     /**
@@ -71,7 +85,17 @@ public record AllocationEvent(
     public static AllocationEvent busy(String allocationId, String jobId, String nodeId, Instant occurredAt,
             String detail, List<String> heldBy) {
         return new AllocationEvent(allocationId, jobId, nodeId, AllocationEventType.LOST, occurredAt, null, null,
-                detail, null, heldBy);
+                detail, null, heldBy, null);
+    }
+
+    /**
+     * A START that came after its start-by time ({@code startBy}), which its host therefore did not start: LOST. A
+     * scheduler that has not counted the allocation lost sends the START again; one that has ignores this.
+     */
+    public static AllocationEvent late(String allocationId, String jobId, String nodeId, Instant occurredAt,
+            String detail, Instant startBy) {
+        return new AllocationEvent(allocationId, jobId, nodeId, AllocationEventType.LOST, occurredAt, null, null,
+                detail, null, null, java.util.Objects.requireNonNull(startBy, "startBy"));
     }
 
     /** An event that names no MIG instance. */

@@ -83,4 +83,15 @@ class MigAndRdmaContractTest {
         assertThatThrownBy(() -> AllocationEvent.busy("alloc-2", "job-1", "node-a100-1", Samples.T0, null, many))
                 .hasMessageContaining("at most " + AllocationEvent.MAX_HELD_BY);
     }
+
+    @Test
+    void a_start_that_came_after_its_start_by_time_is_lost_and_says_which_time() {
+        AllocationEvent late = AllocationEvent.late("alloc-2", "job-1", "node-a100-1", Samples.T0.plusSeconds(30),
+                "cannot start: the START came late", Samples.T0);
+        assertThat(late.type()).isEqualTo(AllocationEventType.LOST);
+        assertThat(EventCodec.decode(Topics.ALLOCATION_EVENTS, EventCodec.encode(late))).isEqualTo(late);
+        assertThat(Samples.allocationEvent().startBy()).isNull();
+        assertThatThrownBy(() -> new AllocationEvent("alloc-2", "job-1", "node-a100-1", AllocationEventType.STARTED,
+                Samples.T0, null, null, null, null, null, Samples.T0)).hasMessageContaining("startBy is only for LOST");
+    }
 }

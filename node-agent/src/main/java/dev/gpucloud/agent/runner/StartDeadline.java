@@ -24,9 +24,9 @@ public final class StartDeadline {
         if (command.type() != NodeCommandType.START || command.deadline() == null || !now.isAfter(command.deadline())) {
             return null;
         }
-        return new AllocationEvent(command.allocationId(), command.jobId(), command.nodeId(), AllocationEventType.LOST,
-                now, null, null, "cannot start: the START came at " + now + ", after its start-by deadline "
-                        + command.deadline() + " (issued at " + command.issuedAt() + "); the scheduler may have counted"
-                        + " it lost meanwhile");
+        return AllocationEvent.late(command.allocationId(), command.jobId(), command.nodeId(), now,
+                "cannot start: the START came at " + now + ", after its start-by deadline " + command.deadline()
+                        + " (issued at " + command.issuedAt() + "); the scheduler may have counted it lost meanwhile",
+                command.deadline());
     }
 }

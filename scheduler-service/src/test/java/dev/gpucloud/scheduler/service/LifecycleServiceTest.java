@@ -242,6 +242,34 @@ class LifecycleServiceTest {
         }
     }
 
+    /**
+     * A START held up in the broker reaches its host after its start-by time, and the host does not start it. The
+     * scheduler has not counted it lost, so it sends the START again with a new start-by time: the late command
+     * costs the job no attempt (the 1,000-host fault run's probes, whose STARTs waited out a broker outage).
+     */
+    @Test
+    void aStartThatCameLateIsSentAgainWhileTheSchedulerStillHoldsIt() {
+        String node = "late-host-" + model;
+        join(host(node, 1, CapacityType.ON_DEMAND, null, false));
+        String id = submit(spec(1));
+        NodeCommand start = nextCommand(node);
+        assertThat(start.deadline()).as("a START says by when to start it").isAfter(Instant.now());
+
+        kafka.send(EventRecords.record(Topics.ALLOCATION_EVENTS, start.jobId(), AllocationEvent.late(
+                start.allocationId(), start.jobId(), node, Instant.now(), "cannot start: the START came late",
+                start.deadline().minusSeconds(60)), "test"));
+
+        NodeCommand again = nextCommand(node);
+        assertThat(again.type()).isEqualTo(NodeCommandType.START);
+        assertThat(again.allocationId()).as("the same allocation, not a new attempt").isEqualTo(start.allocationId());
+        assertThat(again.commandId()).isNotEqualTo(start.commandId());
+        assertThat(again.deadline()).isAfter(Instant.now());
+        report(again, AllocationEventType.STARTED, null, null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.RUNNING);
+        assertThat(job(id).getPlacementList()).singleElement()
+                .satisfies(w -> assertThat(w.getAllocationId()).isEqualTo(start.allocationId()));
+    }
+
     @Test
     void anAllocationItsAgentNoLongerReportsIsAskedAboutAndLostOnlyOnTheAgentsWord() throws Exception {
         String node = "forgetful-host-" + model;

@@ -924,6 +924,9 @@ public class SchedulerEngine {
             case EXITED -> allocationEnded(s, changes, event.allocationId(), AllocationEntity.EXITED, event.exitCode(),
                     event.detail());
             case LOST -> {
+                if (event.startBy() != null) {
+                    yield startAgain(s, event);
+                }
                 if (!event.heldBy().isEmpty()) { // its host refused its START: others hold its GPUs there
                     fleet.assignment(event.allocationId()).ifPresent(a -> changes.busy.add(
                             new Busy(a, event.occurredAt().toEpochMilli(), event.heldBy())));
@@ -931,6 +934,40 @@ public class SchedulerEngine {
                 yield allocationEnded(s, changes, event.allocationId(), AllocationEntity.LOST, null, event.detail());
             }
         };
+    }
+
+    /**
+     * Its host got the START after its start-by time and did not start it. Should this scheduler still hold the
+     * allocation (it has not counted it lost: it could not hear the host meanwhile, or the START waited in the
+     * broker), it sends the START again with a new start-by time, so a late command costs the job no attempt.
+     * One it lost already (or that started meanwhile) is left as it is. A START whose new start-by time would
+     * have passed already is not sent: the host is silent, and liveness decides.
+     */
+    private Uni<Void> startAgain(Mutiny.Session s, AllocationEvent event) {
+        return s.find(AllocationEntity.class, event.allocationId()).flatMap(a -> {
+            if (a == null || !AllocationEntity.STARTING.equals(a.state)) {
+                return Uni.createFrom().voidItem();
+            }
+            return s.find(JobEntity.class, a.jobId).flatMap(job -> {
+                if (job == null || job.attempt != a.attempt || !GangSettlement.placed(job.state)) {
+                    return Uni.createFrom().voidItem();
+                }
+                JobSpec spec = specOf(job);
+                return allocationsOf(s, job).flatMap(allocs -> {
+                    AllocationEntity rank0 = allocs.stream().filter(w -> w.rank == 0).findFirst().orElse(a);
+                    long now = System.currentTimeMillis();
+                    NodeCommand start = startCommand(job, spec, a, masterOf(rank0), a.id + "/start-" + now);
+                    if (start.deadline() != null && start.deadline().toEpochMilli() <= now) {
+                        LOG.infof("%s came to %s after its start-by time; the host is silent since, so it is not sent"
+                                + " again", a.id, a.nodeId);
+                        return Uni.createFrom().voidItem();
+                    }
+                    LOG.infof("%s came to %s after its start-by time %s, and this scheduler still holds it: sending its"
+                            + " START again, to start by %s", a.id, a.nodeId, event.startBy(), start.deadline());
+                    return command(s, a.nodeId, start);
+                });
+            });
+        });
     }
 
     /**
@@ -1385,10 +1422,10 @@ public class SchedulerEngine {
         }
         rows.forEach(row -> changes.allocation(allocationRecord(row, job.tenant)));
         LOG.infof("placed %s of tenant %s (attempt %d): %s", job.id, job.tenant, job.attempt, where);
-        String master = fleet.node(rows.get(0).nodeId).map(NodeState::hostname).orElse(rows.get(0).nodeId) + ":29500";
+        String master = masterOf(rows.get(0));
         Uni<Void> chain = s.persistAll(rows.toArray());
         for (AllocationEntity a : rows) {
-            chain = chain.call(() -> command(s, a.nodeId, startCommand(job, spec, a, master)));
+            chain = chain.call(() -> command(s, a.nodeId, startCommand(job, spec, a, master, a.id + "/start")));
         }
         return chain.call(() -> announce(s, changes, job, spec, rows));
     }
@@ -1408,11 +1445,16 @@ public class SchedulerEngine {
                 : config.defaultCheckpointRoot() + "/" + job.id;
     }
 
-    private NodeCommand startCommand(JobEntity job, JobSpec spec, AllocationEntity a, String master) {
+    /** Where a gang's workers meet: rank 0's host. */
+    private String masterOf(AllocationEntity rank0) {
+        return fleet.node(rank0.nodeId).map(NodeState::hostname).orElse(rank0.nodeId) + ":29500";
+    }
+
+    private NodeCommand startCommand(JobEntity job, JobSpec spec, AllocationEntity a, String master, String commandId) {
         String migUuid = a.migProfile == null ? null : a.migProfile + "@" + a.migStart;
         // the host starts it by then or not at all (StartDeadline): after it, this scheduler may have lost it
         Instant startBy = fleet.node(a.nodeId).map(n -> Instant.ofEpochMilli(liveness.startByMillis(n))).orElse(null);
-        return new NodeCommand(a.id + "/start", NodeCommandType.START, a.nodeId, a.id, job.id, job.tenant, a.gpus(),
+        return new NodeCommand(commandId, NodeCommandType.START, a.nodeId, a.id, job.id, job.tenant, a.gpus(),
                 migUuid, a.migProfile == null && a.milliGpu < 1000 ? a.milliGpu : 0, a.rank, spec.workers(), master,
                 spec.command(), spec.env(), checkpointDir(job, spec), job.resumeFrom, startBy, Instant.now());
     }
