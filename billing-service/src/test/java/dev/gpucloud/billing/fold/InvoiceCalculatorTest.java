@@ -9,6 +9,7 @@ import static dev.gpucloud.billing.fold.Usage.mkAllocation;
 import static dev.gpucloud.contracts.events.CapacityType.ON_DEMAND;
 import static dev.gpucloud.contracts.events.CapacityType.SPOT;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gpucloud.contracts.events.Sku;
@@ -39,6 +40,24 @@ class InvoiceCalculatorTest {
                 new InvoiceLine("job-2", "A100-SXM4-40GB", ON_DEMAND, 120, 2_745_000, 91_500, null));
         assertThat(invoice.totalMicros()).isEqualTo(1_143_500);
         assertThat(invoice.totalUsd()).isEqualTo("1.14");
+    }
+
+    /**
+     * A job's rerun pays what it used, not a second minimum: the platform lost the first attempt (its host died)
+     * 10 s in, and the second ran 20 s. Allocations named otherwise each pay the minimum.
+     */
+    @Test
+    void a_rerun_is_billed_without_a_second_minimum() {
+        Invoice invoice = calculator.invoice("acme", JUNE, List.of(
+                mkA100("job-1-a1-r0", "job-1", iv(0, 10)),
+                mkA100("job-1-a2-r0", "job-1", iv(30, 50.5)),
+                mkA100("job-1-a2-r1", "job-1", iv(30, 35)),
+                mkA100("alloc-9", "job-2", iv(0, 10)),
+                mkA100("job-3-a1-r0", "job-3", iv(0, 5)),
+                mkA100("job-3-a1-r1", "job-3", iv(0, 5))));
+
+        assertThat(invoice.lines()).extracting(InvoiceLine::jobId, InvoiceLine::seconds).containsExactly(
+                tuple("job-1", 60L + 21 + 5), tuple("job-2", 60L), tuple("job-3", 120L));
     }
 
     @Test

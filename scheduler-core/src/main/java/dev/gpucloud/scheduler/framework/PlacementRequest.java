@@ -92,7 +92,7 @@ public record PlacementRequest(
     }
 
     public String allocationId(int rank) {
-        return jobId + "-a" + attempt + "-r" + rank;
+        return dev.gpucloud.contracts.events.AllocationIds.of(jobId, attempt, rank);
     }
 
     public PlacementRequest withCapacity(CapacityPreference value) {
