@@ -57,9 +57,14 @@ final class KillTestBilling {
      */
     record Billed(String id, String jobId, String tenant, int units, long from, long to, long usedMicros) {
 
-        /** Billed seconds per the policy (docs/billing.md): rounded up, at least the minimum, times the units. */
+        /**
+         * Billed seconds per the policy (docs/billing.md): rounded up, at least the minimum on a job's first attempt
+         * (a rerun pays no second one), times the units.
+         */
         long skuSeconds() {
-            return Math.max(MINIMUM_SECONDS, (usedMicros + 999_999) / 1_000_000) * units;
+            long seconds = (usedMicros + 999_999) / 1_000_000;
+            boolean rerun = dev.gpucloud.contracts.events.AllocationIds.attempt(jobId, id) > 1;
+            return (rerun ? seconds : Math.max(MINIMUM_SECONDS, seconds)) * units;
         }
     }
 

@@ -158,4 +158,13 @@ class KillTestInvariantsTest {
                 "job short is invoiced 6 SKU-seconds; its allocations come to 120 (a1: 3 s x 2)",
                 "job stray is invoiced 60 SKU-seconds; its allocations come to 0 ()");
     }
+
+    @Test
+    void a_rerun_is_invoiced_without_a_second_minimum() {
+        Map<String, Billed> billed = byId(Map.of("j1-a1-r0", billed("j1-a1-r0", "j1", 1, 2),
+                "j1-a2-r0", billed("j1-a2-r0", "j1", 1, 3)));
+        List<String> violations = new ArrayList<>();
+        KillTestBilling.checkInvoiced(billed, Map.of("j1", 63L), violations);
+        assertThat(violations).isEmpty(); // 60 s for the first attempt, 3 s for the rerun
+    }
 }
