@@ -1,7 +1,7 @@
 package dev.gpucloud.billing.rest;
 
 import static io.restassured.RestAssured.given;
-import static org.hamcrest.Matchers.anyOf;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
@@ -104,8 +104,21 @@ class InvoiceResourceTest {
     @ParameterizedTest(name = "{0} never reaches a tenant's data")
     @MethodSource("unroutable")
     void hostile_paths_are_refused_without_a_server_error(String behaviour, String tenant) {
-        given().header("X-Gpucloud-Tenant", "acme").queryParam("month", "2025-06").get("/invoices/{tenant}", tenant).then()
-                .statusCode(anyOf(equalTo(400), equalTo(404), equalTo(414), equalTo(431)));
+        int status;
+        try {
+            status = given().header("X-Gpucloud-Tenant", "acme").queryParam("month", "2025-06")
+                    .get("/invoices/{tenant}", tenant).statusCode();
+        } catch (Exception e) {
+            // the server may answer a 20,000-character request line and close before the client has sent it all:
+            // the client then sees its connection cut (a broken pipe or a reset), which is a refusal too
+            Throwable cause = e;
+            while (cause != null && !(cause instanceof java.net.SocketException)) {
+                cause = cause.getCause();
+            }
+            assertThat(cause).as("only a connection cut off by the server, not " + e).isNotNull();
+            return;
+        }
+        assertThat(status).isIn(400, 404, 414, 431);
     }
 
     @Test
