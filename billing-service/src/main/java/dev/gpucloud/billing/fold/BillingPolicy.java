@@ -1,5 +1,6 @@
 package dev.gpucloud.billing.fold;
 
+import dev.gpucloud.contracts.events.AllocationIds;
 import java.time.Duration;
 import java.time.YearMonth;
 
@@ -32,6 +33,21 @@ public record BillingPolicy(long minimumSeconds) {
         }
         long seconds = usage.getSeconds() + (usage.getNano() > 0 ? 1 : 0);
         return Math.max(minimumSeconds, seconds);
+    }
+
+    /**
+     * Billed seconds of {@code allocation} that fall in {@code window}. The minimum is charged on a job's first
+     * attempt only: a rerun's allocation (the platform lost the attempt before it, or the job failed and is
+     * retried) is billed what it used, rounded up, with no second minimum.
+     */
+    public long billedSecondsIn(MeteredAllocation allocation, Interval window) {
+        boolean rerun = AllocationIds.attempt(allocation.jobId(), allocation.allocationId()) > 1;
+        return (rerun ? new BillingPolicy(0) : this).billedSecondsIn(allocation.usage(), window);
+    }
+
+    /** As {@link #billedSecondsIn(MeteredAllocation, Interval)}, for {@code month} (UTC). */
+    public long billedSecondsIn(MeteredAllocation allocation, YearMonth month) {
+        return billedSecondsIn(allocation, Interval.month(month));
     }
 
     /** Billed seconds of one allocation that fall in {@code month} (UTC). */

@@ -1,6 +1,5 @@
 package dev.gpucloud.billing.fold;
 
-import dev.gpucloud.contracts.events.AllocationIds;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.Sku;
 import java.time.Instant;
@@ -33,8 +32,6 @@ public final class InvoiceCalculator {
             .thenComparing(LineKey::periodFrom);
 
     private final BillingPolicy policy;
-    /** How a rerun is billed: rounded up, without the minimum. */
-    private final BillingPolicy rerun = new BillingPolicy(0);
     private final PriceCatalog catalog;
     private final List<ReservedCommitment> commitments;
 
@@ -83,7 +80,7 @@ public final class InvoiceCalculator {
             }
             List<PricePeriod> periods = periods(periodsBySku, allocation.sku(), allocation.capacityType(), window);
             for (PricePeriod period : periods) {
-                long billed = policyFor(allocation).billedSecondsIn(allocation.usage(), period.span());
+                long billed = policy.billedSecondsIn(allocation, period.span());
                 if (billed > 0) {
                     lines.add(allocation.jobId(), allocation.sku().code(), allocation.capacityType(), period,
                             periods.size() > 1, Math.multiplyExact(billed, allocation.units()));
@@ -95,14 +92,6 @@ public final class InvoiceCalculator {
                     periodsBySku, lines);
         }
         return new Invoice(tenant, month, lines.toInvoiceLines());
-    }
-
-    /**
-     * The minimum is charged on a job's first attempt only: a rerun (the platform lost the attempt before it,
-     * or the job failed and is retried) is billed what it used, rounded up, and no second minimum.
-     */
-    private BillingPolicy policyFor(MeteredAllocation allocation) {
-        return AllocationIds.attempt(allocation.jobId(), allocation.allocationId()) > 1 ? rerun : policy;
     }
 
     /**
@@ -132,8 +121,7 @@ public final class InvoiceCalculator {
                     Instant from = null;
                     for (Instant to : inside) {
                         if (from != null) {
-                            long billed = policyFor(allocation).billedSecondsIn(allocation.usage(),
-                                    Interval.of(from, to));
+                            long billed = policy.billedSecondsIn(allocation, Interval.of(from, to));
                             if (billed > 0) {
                                 slices.add(new Slice(from, allocation, Math.multiplyExact(billed, allocation.units())));
                             }

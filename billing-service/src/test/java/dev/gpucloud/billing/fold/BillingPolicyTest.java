@@ -77,6 +77,19 @@ class BillingPolicyTest {
                 .hasMessageContaining("minimum billable seconds");
     }
 
+    /** The minimum falls on a job's first attempt; a rerun that crosses a month end pays its seconds in each. */
+    @Test
+    void a_rerun_pays_its_seconds_without_a_second_minimum_in_every_month() {
+        BillingPolicy policy = BillingPolicy.awsPerSecond();
+        MeteredAllocation first = Usage.mkA100("job-1-a1-r0", "job-1", iv("2025-05-31T23:59:50Z", "2025-06-01T00:00:00Z"));
+        MeteredAllocation rerun = Usage.mkA100("job-1-a2-r0", "job-1", iv("2025-05-31T23:59:50Z", "2025-06-01T00:00:20Z"));
+
+        assertThat(policy.billedSecondsIn(first, MAY)).isEqualTo(60);
+        assertThat(policy.billedSecondsIn(first, JUNE)).isZero();
+        assertThat(policy.billedSecondsIn(rerun, MAY)).isEqualTo(10);
+        assertThat(policy.billedSecondsIn(rerun, JUNE)).isEqualTo(20);
+    }
+
     private static IntervalUnion union(Interval... intervals) {
         return IntervalUnion.of(intervals);
     }

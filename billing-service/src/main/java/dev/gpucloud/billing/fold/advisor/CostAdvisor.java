@@ -60,7 +60,7 @@ public final class CostAdvisor {
         long spotSeconds = 0;
         for (MeteredAllocation allocation : spotPlan) {
             if (allocation.capacityType() == CapacityType.SPOT) {
-                spotSeconds += policy.billedSecondsIn(allocation.usage(), month) * allocation.units();
+                spotSeconds += policy.billedSecondsIn(allocation, month) * allocation.units();
             }
         }
 
@@ -88,7 +88,7 @@ public final class CostAdvisor {
                 long seconds = 0;
                 for (MeteredAllocation allocation : as(history.getOrDefault(m, List.of()), true)) {
                     if (allocation.capacityType() != CapacityType.SPOT && allocation.sku().code().equals(sku.code())) {
-                        seconds += policy.billedSecondsIn(allocation.usage(), m) * allocation.units();
+                        seconds += policy.billedSecondsIn(allocation, m) * allocation.units();
                     }
                 }
                 if (!m.isBefore(firstUsed)) {
