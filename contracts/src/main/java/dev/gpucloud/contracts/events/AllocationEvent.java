@@ -80,12 +80,28 @@ public record AllocationEvent(
 
     /**
      * A START its host refused because other allocations hold its GPUs ({@code heldBy}): LOST, for the platform
-     * placed it where it could not run, not the job's doing.
+     * placed it where it could not run, not the job's doing. A GPU shared by many fractions can have more holders
+     * than an event names: the first {@value #MAX_HELD_BY} are named (the host's reports tell the rest), and the
+     * detail, which lists them all, is cut to fit, so the answer can always be sent.
      */
     public static AllocationEvent busy(String allocationId, String jobId, String nodeId, Instant occurredAt,
             String detail, List<String> heldBy) {
+        List<String> named = heldBy.size() > MAX_HELD_BY ? heldBy.subList(0, MAX_HELD_BY) : heldBy;
         return new AllocationEvent(allocationId, jobId, nodeId, AllocationEventType.LOST, occurredAt, null, null,
-                detail, null, heldBy, null);
+                fitted(detail), null, named, null);
+    }
+
+    /** {@code detail} cut to the limit of free text, never inside a surrogate pair. */
+    static String fitted(String detail) {
+        int max = (int) Limits.DETAIL.max();
+        if (detail == null || detail.length() <= max) {
+            return detail;
+        }
+        int cut = max - 3;
+        if (Character.isHighSurrogate(detail.charAt(cut - 1))) {
+            cut--;
+        }
+        return detail.substring(0, cut) + "...";
     }
 
     /**

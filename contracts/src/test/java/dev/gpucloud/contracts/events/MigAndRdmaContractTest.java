@@ -80,8 +80,18 @@ class MigAndRdmaContractTest {
                 List.of(" "))).hasMessageContaining("'heldBy'");
         List<String> many = java.util.stream.IntStream.range(0, AllocationEvent.MAX_HELD_BY + 1)
                 .mapToObj(i -> "a" + i).toList();
-        assertThatThrownBy(() -> AllocationEvent.busy("alloc-2", "job-1", "node-a100-1", Samples.T0, null, many))
-                .hasMessageContaining("at most " + AllocationEvent.MAX_HELD_BY);
+        assertThatThrownBy(() -> new AllocationEvent("alloc-2", "job-1", "node-a100-1", AllocationEventType.LOST,
+                Samples.T0, null, null, null, null, many)).hasMessageContaining("at most " + AllocationEvent.MAX_HELD_BY);
+
+        // a GPU shared by hundreds of fractions: the answer is still one the contract takes
+        List<String> hundreds = java.util.stream.IntStream.range(0, 900).mapToObj(i -> "frac-" + "x".repeat(100) + i)
+                .toList();
+        AllocationEvent crowded = AllocationEvent.busy("alloc-2", "job-1", "node-a100-1", Samples.T0,
+                "cannot start: GPU 0 is busy with " + String.join(", ", hundreds), hundreds);
+        assertThat(crowded.heldBy()).hasSize(AllocationEvent.MAX_HELD_BY).startsWith("frac-" + "x".repeat(100) + 0);
+        assertThat(crowded.detail()).hasSizeLessThanOrEqualTo((int) dev.gpucloud.contracts.limits.Limits.DETAIL.max())
+                .endsWith("...");
+        assertThat(EventCodec.decode(Topics.ALLOCATION_EVENTS, EventCodec.encode(crowded))).isEqualTo(crowded);
     }
 
     @Test
