@@ -6,7 +6,6 @@ import dev.gpucloud.contracts.events.JobState;
 import dev.gpucloud.contracts.events.JobSpec;
 import dev.gpucloud.contracts.events.PriorityClass;
 import dev.gpucloud.contracts.events.WorkerPlacement;
-import dev.gpucloud.scheduler.cluster.Assignment;
 import dev.gpucloud.scheduler.framework.PlacementRequest;
 import dev.gpucloud.scheduler.lifecycle.JobRun;
 import dev.gpucloud.scheduler.lifecycle.RetryPolicy;
@@ -17,6 +16,7 @@ import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.persistence.AllocationEntity;
 import dev.gpucloud.scheduler.service.persistence.JobEntity;
 import dev.gpucloud.scheduler.spot.SpotPolicy;
+import dev.gpucloud.scheduler.state.AllocationRow;
 import dev.gpucloud.scheduler.state.JobRow;
 import dev.gpucloud.scheduler.state.SchedulerState.AllocationRecord;
 import dev.gpucloud.scheduler.state.SchedulerState.JobRecord;
@@ -141,10 +141,48 @@ final class JobRows {
         return new JobRecord.Placed(runningJob(job, spec, held), stop);
     }
 
+    /** An allocation's row as scheduler-core's rules take it. */
+    static AllocationRow rowOf(AllocationEntity a) {
+        return new AllocationRow(a.id, a.jobId, a.attempt, a.rank, a.nodeId, a.gpus(), a.migProfile, a.migStart,
+                a.milliGpu, a.cpuMillis, a.memoryMib, a.createdAt, WorkerOutcome.Phase.valueOf(a.state), a.exitCode,
+                a.migUuid, a.startedAt, a.endedAt);
+    }
+
+    static List<AllocationRow> rowsOf(List<AllocationEntity> allocs) {
+        return allocs.stream().map(JobRows::rowOf).toList();
+    }
+
+    /** Writes what the rules made of an allocation's row back into its entity. */
+    static void store(AllocationRow row, AllocationEntity a) {
+        a.state = row.phase().name();
+        a.exitCode = row.exitCode();
+        a.migUuid = row.migUuid();
+        a.startedAt = row.startedAt();
+        a.endedAt = row.endedAt();
+    }
+
+    /** A new allocation's entity, from the row a placement made. */
+    static AllocationEntity entityOf(AllocationRow row) {
+        AllocationEntity a = new AllocationEntity();
+        a.id = row.id();
+        a.jobId = row.jobId();
+        a.attempt = row.attempt();
+        a.rank = row.rank();
+        a.nodeId = row.nodeId();
+        a.gpuIndices = AllocationEntity.encodeGpus(row.gpus());
+        a.migProfile = row.migProfile();
+        a.migStart = row.migStart();
+        a.milliGpu = row.milliGpu();
+        a.cpuMillis = row.cpuMillis();
+        a.memoryMib = row.memoryMib();
+        a.createdAt = row.createdAt();
+        store(row, a);
+        return a;
+    }
+
     /** Whether an allocation holds its GPUs, from its row. */
     static AllocationRecord allocationRecord(AllocationEntity a, String tenant) {
-        return a.isActive() ? new AllocationRecord.Held(toAssignment(a, tenant), AllocationEntity.RUNNING.equals(a.state))
-                : new AllocationRecord.Released(a.id);
+        return rowOf(a).record(tenant);
     }
 
     /** The job's stop request, as its row holds it (null: none). */
@@ -157,12 +195,6 @@ final class JobRows {
         job.stopReason = stop == null ? null : stop.reason();
         job.stopDeadline = stop == null ? null : Instant.ofEpochMilli(stop.deadlineMillis());
         job.stopPreemptor = stop == null ? null : stop.preemptor();
-    }
-
-    /** An allocation as a worker of its attempt, for {@link GangSettlement}. */
-    static WorkerOutcome outcomeOf(AllocationEntity a) {
-        WorkerOutcome.Phase phase = WorkerOutcome.Phase.valueOf(a.state);
-        return new WorkerOutcome(a.rank, a.nodeId, phase, phase == WorkerOutcome.Phase.EXITED ? a.exitCode : null);
     }
 
     static JobView viewOf(JobEntity job, List<AllocationEntity> allocs) {
@@ -188,11 +220,6 @@ final class JobRows {
     static JobSpec specOf(JobEntity job) {
         return EventCodec.decode("jobs.spec_json of " + job.id, JobSpec.class,
                 job.specJson.getBytes(StandardCharsets.UTF_8));
-    }
-
-    static Assignment toAssignment(AllocationEntity a, String tenant) {
-        return new Assignment(a.id, a.jobId, tenant, a.rank, a.nodeId, a.gpus(), a.migProfile, a.migStart,
-                a.migProfile != null ? 0 : a.milliGpu, a.cpuMillis, a.memoryMib);
     }
 
     static String shape(JobSpec spec) {

@@ -16,6 +16,7 @@ import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
 import dev.gpucloud.contracts.grpc.v1.WatchJobRequest;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
+import dev.gpucloud.scheduler.service.engine.JobQueries;
 import dev.gpucloud.scheduler.service.engine.JobView;
 import dev.gpucloud.scheduler.service.engine.JobWatchers;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
@@ -32,13 +33,16 @@ import java.util.function.Function;
 public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
 
     private final SchedulerEngine engine;
+    private final JobQueries queries;
     private final JobWatchers watchers;
     private final SchedulerConfig config;
     private final PageTokens pageTokens;
     private final LeaderState leader;
 
-    public JobGrpcService(SchedulerEngine engine, JobWatchers watchers, SchedulerConfig config, LeaderState leader) {
+    public JobGrpcService(SchedulerEngine engine, JobQueries queries, JobWatchers watchers, SchedulerConfig config,
+            LeaderState leader) {
         this.engine = engine;
+        this.queries = queries;
         this.leader = leader;
         this.watchers = watchers;
         this.config = config;
@@ -63,7 +67,7 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
 
     @Override
     public void getJob(GetJobRequest request, StreamObserver<Job> response) {
-        respond(response, () -> engine.get(jobId(request.getJobId())).map(ProtoMapper::toProto));
+        respond(response, () -> queries.get(jobId(request.getJobId())).map(ProtoMapper::toProto));
     }
 
     @Override
@@ -77,7 +81,7 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
                         + request.getPageSize());
             }
             PageTokens.Cursor after = pageTokens.parse(request.getPageToken());
-            return engine.list(tenant, states, size + 1, after == null ? null : after.submittedAt(),
+            return queries.list(tenant, states, size + 1, after == null ? null : after.submittedAt(),
                     after == null ? null : after.jobId()).map(page -> {
                         ListJobsResponse.Builder b = ListJobsResponse.newBuilder();
                         page.stream().limit(size).forEach(v -> b.addJobs(ProtoMapper.toProto(v)));
@@ -139,7 +143,7 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
             done.set(true);
             unwatch[0].run();
         });
-        engine.get(jobId).subscribe().with(current -> {
+        queries.get(jobId).subscribe().with(current -> {
             synchronized (lock) {
                 if (done.get()) {
                     return;

@@ -1,6 +1,7 @@
 package dev.gpucloud.scheduler.service.grpc;
 
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
+import dev.gpucloud.scheduler.service.engine.JobQueries;
 import dev.gpucloud.scheduler.service.engine.JobWatchers;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import dev.gpucloud.scheduler.service.leader.LeaderState;
@@ -24,8 +25,8 @@ final class StrictServices {
     static class Jobs implements BindableService {
         private final JobGrpcService service;
 
-        Jobs(SchedulerEngine engine, JobWatchers watchers, SchedulerConfig config, LeaderState leader) {
-            this.service = new JobGrpcService(engine, watchers, config, leader);
+        Jobs(SchedulerEngine engine, JobQueries queries, JobWatchers watchers, SchedulerConfig config, LeaderState leader) {
+            this.service = new JobGrpcService(engine, queries, watchers, config, leader);
         }
 
         @Override
