@@ -39,6 +39,7 @@ public final class Fleet {
     private List<RdmaLeaf> rdmaLeaves = List.of();
     private boolean topologyDirty = true;
     private long version;
+    private long heardFloorMillis = Long.MIN_VALUE;
     private long maxPricePerGpu = 1;
     private long minPricePerGpu = Long.MAX_VALUE;
 
@@ -109,6 +110,23 @@ public final class Fleet {
         }
         version++;
         return lost;
+    }
+
+    /**
+     * Every host counts as heard at {@code atMillis} at least, for placement: the scheduler could not hear them
+     * before (see {@code HostLiveness.bridgeDeafness}). Only moves forward; a host never heard, or whose
+     * heartbeat was declared lost, stays unheard.
+     */
+    public void heardFloor(long atMillis) {
+        if (atMillis > heardFloorMillis) {
+            heardFloorMillis = atMillis;
+            version++;
+        }
+    }
+
+    /** When every host counts as heard at least (Long.MIN_VALUE: no floor). */
+    public long heardFloorMillis() {
+        return heardFloorMillis;
     }
 
     public void heard(String nodeId, long atMillis) {

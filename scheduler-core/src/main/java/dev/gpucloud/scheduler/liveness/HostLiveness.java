@@ -93,6 +93,32 @@ public final class HostLiveness {
         return lost;
     }
 
+    /**
+     * Placement's side of deafness: when more than {@link #DEAF_SHARE} of the fleet has been silent past
+     * {@code hostTimeoutMillis} at once (the broker, or the way to it, was down), every host counts as heard
+     * now for placement ({@link Fleet#heardFloor}). Work then goes on being placed while the scheduler cannot
+     * hear, its commands waiting in the outbox, and the moment it hears again, instead of waiting for each
+     * host's next sample to come through. A host that did die meanwhile gets its START late or never: the
+     * START's start-by time and {@link #lost} take care of it, as after a restart. Returns whether it did.
+     */
+    public boolean bridgeDeafness(Fleet fleet, long nowMillis, long hostTimeoutMillis) {
+        int hosts = fleet.size();
+        if (hosts < DEAF_MIN_HOSTS) {
+            return false;
+        }
+        int silent = 0;
+        for (NodeState node : fleet.nodes()) {
+            if (node.lastHeardMillis() != NodeState.NEVER && nowMillis - node.lastHeardMillis() > hostTimeoutMillis) {
+                silent++;
+            }
+        }
+        if (silent <= hosts * DEAF_SHARE) {
+            return false;
+        }
+        fleet.heardFloor(nowMillis);
+        return true;
+    }
+
     /** Whether the last {@link #lost} found most of the fleet silent at once, and so lost nothing for silence. */
     public boolean deaf() {
         return deaf;

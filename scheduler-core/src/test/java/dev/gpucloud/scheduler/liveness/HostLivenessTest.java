@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.gpucloud.scheduler.Fixtures;
 import dev.gpucloud.scheduler.cluster.Assignment;
 import dev.gpucloud.scheduler.cluster.Fleet;
+import dev.gpucloud.scheduler.framework.PlacementFramework;
+import dev.gpucloud.scheduler.framework.PlacementRequest;
+import dev.gpucloud.scheduler.framework.Profile;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -136,5 +139,63 @@ class HostLivenessTest {
         fleet.reserve(Assignment.whole("a1", "j1", "t", 0, "h1", List.of(0), 0, 0));
         HostLiveness liveness = new HostLiveness(TIMEOUT, 0);
         assertThat(liveness.lost(fleet, 200_000L, Set.of())).containsOnlyKeys("a0");
+    }
+
+    static Stream<Arguments> placementOutages() {
+        return Stream.of(
+                Arguments.of("one silent host of ten takes no work", 10, 1, false),
+                Arguments.of("half the fleet silent: each takes no work", 10, 5, false),
+                Arguments.of("most of the fleet silent at once: every host counts as heard now", 10, 6, true),
+                Arguments.of("the whole fleet silent (the broker is down): every host counts as heard now", 16, 16,
+                        true),
+                Arguments.of("a fleet of two judges host by host", 2, 2, false));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("placementOutages")
+    void placementBridgesDeafnessOnlyWhenMostOfTheFleetIsSilentAtOnce(String name, int hosts, int silent,
+            boolean bridged) {
+        long hostTimeout = 15_000;
+        long now = 130_000;
+        Fleet fleet = new Fleet();
+        for (int i = 0; i < hosts; i++) {
+            fleet.upsert(Fixtures.mkHost("h" + i, "A100", 8), i < silent ? 100_000L : now);
+        }
+        HostLiveness liveness = new HostLiveness(TIMEOUT, 0);
+        PlacementFramework framework = new PlacementFramework(Profile.builder("t").heartbeatTimeoutMillis(hostTimeout)
+                .build());
+
+        assertThat(liveness.bridgeDeafness(fleet, now, hostTimeout)).isEqualTo(bridged);
+        assertThat(fleet.heardFloorMillis()).isEqualTo(bridged ? now : Long.MIN_VALUE);
+        long placeable = List.copyOf(fleet.nodes()).stream().filter(n -> framework.place(singleHost(fleet,
+                n.id()), PlacementRequest.of("j-" + n.id(), "t", 1, Fixtures.mkJob(1, 1)), now).isPlaced())
+                .count();
+        assertThat(placeable).as("hosts that take work").isEqualTo(bridged ? hosts : hosts - silent);
+    }
+
+    @org.junit.jupiter.api.Test
+    void aHostWhoseHeartbeatWasDeclaredLostStaysUnheardThroughABridge() {
+        Fleet fleet = new Fleet();
+        for (int i = 0; i < 4; i++) {
+            fleet.upsert(Fixtures.mkHost("h" + i, "A100", 8), 100_000L);
+        }
+        fleet.lost("h0");
+        HostLiveness liveness = new HostLiveness(TIMEOUT, 0);
+
+        assertThat(liveness.bridgeDeafness(fleet, 130_000, 15_000)).isTrue();
+        PlacementFramework framework = new PlacementFramework(Profile.builder("t").heartbeatTimeoutMillis(15_000)
+                .build());
+        assertThat(framework.place(singleHost(fleet, "h0"), PlacementRequest.of("j0", "t", 1, Fixtures.mkJob(1, 1)),
+                130_000).isPlaced()).isFalse();
+        assertThat(framework.place(singleHost(fleet, "h1"), PlacementRequest.of("j1", "t", 1, Fixtures.mkJob(1, 1)),
+                130_000).isPlaced()).isTrue();
+    }
+
+    /** The fleet with every host but {@code nodeId} draining, so a placement can only land there. */
+    private static Fleet singleHost(Fleet fleet, String nodeId) {
+        for (var n : List.copyOf(fleet.nodes())) {
+            fleet.drain(n.id(), !n.id().equals(nodeId));
+        }
+        return fleet;
     }
 }

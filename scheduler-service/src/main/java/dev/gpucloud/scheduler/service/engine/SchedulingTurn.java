@@ -47,6 +47,8 @@ final class SchedulingTurn {
     private final JobRows rows;
     private final SchedulerConfig config;
     private final AllocationEvents allocationEvents;
+    /** Whether the last turn placed through deafness, so its start and end are each logged once. */
+    private boolean bridging;
 
     SchedulingTurn(Transactions txs, Memory memory, SchedulingPass pass, JobRows rows, SchedulerConfig config,
             AllocationEvents allocationEvents) {
@@ -66,6 +68,7 @@ final class SchedulingTurn {
     Uni<Void> run() {
         memory.takeInWhatHostsSaid();
         long now = System.currentTimeMillis();
+        bridgeDeafness(now);
         AllocationReconciler.Plan plan = reconcile(now);
         Map<String, String> lost = lostForSilence(now);
         List<String> overdue = memory.state.overdue(now);
@@ -78,6 +81,24 @@ final class SchedulingTurn {
                         .call(() -> Transactions.inTurn(overdue, jobId -> stopOverdue(w, jobId, now))))
                 .invoke(() -> txs.committed(sweep))
                 .chain(() -> runPass(now));
+    }
+
+    /**
+     * Most hosts silent past {@code host-timeout} at once is this scheduler not hearing them (the broker is down or
+     * just back), not hosts gone: they count as heard now for placement ({@link HostLiveness#bridgeDeafness}),
+     * so work is placed on and the moment hearing resumes, not host by host as samples come through.
+     */
+    private void bridgeDeafness(long now) {
+        boolean bridged = memory.liveness.bridgeDeafness(memory.fleet, now, config.hostTimeout().toMillis());
+        if (bridged != bridging) {
+            bridging = bridged;
+            if (bridged) {
+                LOG.warnf("most hosts have been silent for over %d s at once: taking it for this scheduler not hearing"
+                        + " them, and placing as if they were heard now", config.hostTimeout().toSeconds());
+            } else {
+                LOG.info("hosts are heard again: each host's own last word decides whether it takes work");
+            }
+        }
     }
 
     /**
