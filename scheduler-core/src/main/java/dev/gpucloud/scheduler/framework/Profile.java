@@ -50,6 +50,16 @@ public record Profile(
         return builder("default").build();
     }
 
+    /**
+     * The profile the scheduler service places with, and the simulator's "production" policy too: the default
+     * plugins, with {@code fgd} (fragmentation gradient descent, weight 2) among the scores.
+     */
+    public static Profile service(Plugins.Score fgd, long heartbeatTimeoutMillis, long xidQuarantineMillis,
+            int feasibleToScore) {
+        return builder("production").score(fgd, 2).heartbeatTimeoutMillis(heartbeatTimeoutMillis)
+                .xidQuarantineMillis(xidQuarantineMillis).feasibleToScore(feasibleToScore).build();
+    }
+
     public static Builder builder(String name) {
         return new Builder(name);
     }

@@ -31,42 +31,61 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
 
 /**
  * {@code gpucloud simulate}: replays a trace through the simulator and writes per-run CSV files, a
- * summary CSV, SVG charts and a summary table. Usage in {@link #USAGE}. Exit status 0, 1 when a file
+ * summary CSV, SVG charts and a summary table. Options in {@link #OPTIONS}. Exit status 0, 1 when a file
  * cannot be used or a run fails, 2 on bad usage.
  */
 public final class SimulateMain {
 
-    static final String USAGE = """
-            usage: gpucloud simulate --trace TRACE [options]
+    /** The options: name, value label (null for a flag), what it does. Parsed and explained by picocli. */
+    private static final String[][] OPTIONS = {
+        {"trace", "TRACE", "a trace file, or a name in the traces folder: trace2, trace4, trace2_pr, trace4_pr"
+            + " (Muri), philly, multigpu50 (openb pods)"},
+        {"cluster", "CLUSTER", "muri (8 hosts x 8 GPUs; default for Muri traces), openb (default for openb pods),"
+            + " or a fleet spec CSV (docs/traces.md; Philly's default: docs/results/fleet-philly-spot.csv)"},
+        {"policy", "P[,P...]", "jobs: fifo, srtf, srsf, tiresias, fine-las, gittins, production (the scheduler"
+            + " service's own queue and placement; the default); openb: random, bestfit, fgd (default all three)"},
+        {"seed", "N", "one seed (default 42)"},
+        {"seeds", "A..B", "seeds A to B, or a comma list (openb default 42..51)"},
+        {"out", "DIR", "where CSV files and charts go (default sim-results)"},
+        {"checkpoint-cost", "S", "seconds a preemption costs to checkpoint (default 0)"},
+        {"restore-cost", "S", "seconds a restart costs to restore (default 0)"},
+        {"checkpoint-interval", "S", "periodic checkpoint every S seconds of progress (default 0: none)"},
+        {"spot-rate", "R", "spot interruptions per spot host-hour (default 0)"},
+        {"spot-notice", "S", "seconds of notice before a spot host is reclaimed (default 120)"},
+        {"spot-replace", "S", "seconds until a reclaimed spot host is replaced (default 600)"},
+        {"compare-on-demand", null, "also run each policy on the same fleet all on demand; report cost saving and"
+            + " JCT change"},
+        {"arrival", "PCT", "openb: arrival target, % of the cluster's GPU milli (default 130)"},
+        {"nodes", "FILE", "openb: node list (default the traces folder's openb node list)"},
+        {"traces", "DIR", "the traces folder (default ../shared/traces from the repository)"},
+        {"lenient", null, "skip malformed trace rows (default: stop at the first, naming line and column)"},
+        {"no-job-csv", null, "no per-job CSV (<trace>-<policy>.jobs.csv.gz); the summary and utilization CSV files"
+            + " are always written"},
+        {"no-progress", null, "no progress bar on stderr"},
+    };
 
-              --trace TRACE        a trace file, or a name in the traces folder: trace2, trace4, trace2_pr,
-                                   trace4_pr (Muri), philly, multigpu50 (openb pods)
-              --cluster CLUSTER    muri (8 hosts x 8 GPUs; default for Muri traces), openb (default for openb
-                                   pods), or a fleet spec CSV (docs/traces.md; Philly's default:
-                                   docs/results/fleet-philly-spot.csv)
-              --policy P[,P...]    jobs: fifo, srtf, srsf, tiresias, production, gittins (default production);
-                                   openb: random, bestfit, fgd (default all three)
-              --seed N | --seeds A..B   seeds (default 42; openb default 42..51)
-              --out DIR            where CSV files and charts go (default sim-results)
-              --checkpoint-cost S  seconds a preemption costs to checkpoint (default 0)
-              --restore-cost S     seconds a restart costs to restore (default 0)
-              --checkpoint-interval S   periodic checkpoint every S seconds of progress (default 0: none)
-              --spot-rate R        spot interruptions per spot host-hour (default 0)
-              --spot-notice S      seconds of notice before a spot host is reclaimed (default 120)
-              --spot-replace S     seconds until a reclaimed spot host is replaced (default 600)
-              --compare-on-demand  also run each policy on the same fleet all on demand; report cost saving
-                                   and JCT change
-              --arrival PCT        openb: arrival target, % of the cluster's GPU milli (default 130)
-              --nodes FILE         openb: node list (default the traces folder's openb node list)
-              --traces DIR         the traces folder (default ../shared/traces from the repository)
-              --lenient            skip malformed trace rows (default: stop at the first, naming line and column)
-              --no-job-csv         no per-job CSV (<trace>-<policy>.jobs.csv.gz); the summary and utilization
-                                   CSV files are always written
-              --no-progress        no progress bar on stderr
-            """;
+    /** The command line as picocli parses it and prints its help. */
+    static CommandLine commandLine() {
+        CommandSpec spec = CommandSpec.create().name("gpucloud simulate");
+        spec.usageMessage().customSynopsis("Usage: gpucloud simulate --trace TRACE [options]").description("Replays a GPU-cluster trace through the simulator and writes per-run CSV"
+                + " files, a summary CSV, SVG charts and a summary table. Exit status 0, 1 when a file cannot be used"
+                + " or a run fails, 2 on bad usage.").width(110);
+        for (String[] o : OPTIONS) {
+            OptionSpec.Builder b = OptionSpec.builder("--" + o[0]).description(o[2]);
+            spec.addOption(o[1] == null ? b.arity("0").type(boolean.class).build()
+                    : b.paramLabel(o[1]).arity("1").type(String.class).build());
+        }
+        spec.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).description("this help").build());
+        return new CommandLine(spec);
+    }
 
     private final PrintStream out;
     private final PrintStream err;
@@ -89,11 +108,11 @@ public final class SimulateMain {
             parse(args);
         } catch (UsageException e) {
             err.println("simulate: " + e.getMessage());
-            err.print(USAGE);
+            err.print(commandLine().getUsageMessage());
             return 2;
         }
         if (opts.containsKey("help")) {
-            out.print(USAGE);
+            out.print(commandLine().getUsageMessage());
             return 0;
         }
         try {
@@ -129,43 +148,22 @@ public final class SimulateMain {
         }
     }
 
-    private static final List<String> VALUED = List.of("trace", "cluster", "policy", "seed", "seeds", "out",
-            "checkpoint-cost", "restore-cost", "checkpoint-interval", "spot-rate", "spot-notice", "spot-replace",
-            "arrival", "nodes", "traces");
-    private static final List<String> FLAGS = List.of("compare-on-demand", "lenient", "no-progress", "no-job-csv", "help");
-
     private void parse(String[] args) {
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("-h")) {
-                a = "--help";
-            }
-            if (!a.startsWith("--")) {
-                throw new UsageException("unexpected argument '" + a + "'");
-            }
-            String key = a.substring(2);
-            String value = null;
-            int eq = key.indexOf('=');
-            if (eq >= 0) {
-                value = key.substring(eq + 1);
-                key = key.substring(0, eq);
-            }
-            if (FLAGS.contains(key)) {
-                if (value != null) {
-                    throw new UsageException("--" + key + " takes no value");
-                }
-                opts.put(key, "true");
-            } else if (VALUED.contains(key)) {
-                if (value == null) {
-                    if (i + 1 >= args.length) {
-                        throw new UsageException("--" + key + " needs a value");
-                    }
-                    value = args[++i];
-                }
-                opts.put(key, value);
-            } else {
-                throw new UsageException("unknown option --" + key);
-            }
+        ParseResult parsed;
+        try {
+            parsed = commandLine().parseArgs(args);
+        } catch (ParameterException e) {
+            throw new UsageException(e.getMessage());
+        }
+        if (parsed.isUsageHelpRequested()) {
+            opts.put("help", "true");
+            return;
+        }
+        if (!parsed.unmatched().isEmpty()) {
+            throw new UsageException("unexpected argument '" + parsed.unmatched().get(0) + "'");
+        }
+        for (OptionSpec o : parsed.matchedOptions()) {
+            opts.put(o.longestName().substring(2), o.arity().max() == 0 ? "true" : o.getValue());
         }
         if (!opts.containsKey("trace") && !opts.containsKey("help")) {
             throw new UsageException("--trace is required");

@@ -68,8 +68,8 @@ class SimulateMainTest {
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = '|', value = {
             "--policy fifo | --trace is required",
-            "--trace x --bogus | unknown option --bogus",
-            "--trace | --trace needs a value",
+            "--trace x --bogus | Unknown option: '--bogus'",
+            "--trace | Missing required parameter for option '--trace' (TRACE)",
             "--trace no-such-trace | no such file 'no-such-trace'",
             "--trace MURI --policy lottery | unknown policy 'lottery'",
             "--trace MURI --restore-cost -5 | --restore-cost: -5 must be a finite number >= 0",
@@ -108,6 +108,6 @@ class SimulateMainTest {
     @Test
     void help_prints_usage() {
         assertThat(run("--help")).isZero();
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("usage: gpucloud simulate");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: gpucloud simulate --trace TRACE [options]").contains("--compare-on-demand");
     }
 }

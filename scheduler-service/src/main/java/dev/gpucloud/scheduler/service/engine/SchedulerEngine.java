@@ -97,11 +97,8 @@ public class SchedulerEngine {
         this.txs = new Transactions(sessions, serial, outbox, watchers, leader, config,
                 new Work.Tools(outbox, rows, memory, config));
         this.allocationEvents = new AllocationEvents(rows, memory);
-        PlacementFramework framework = new PlacementFramework(Profile.builder("production")
-                .score(memory.fragmentation, 2)
-                .heartbeatTimeoutMillis(config.hostTimeout().toMillis())
-                .xidQuarantineMillis(config.xidQuarantine().toMillis())
-                .feasibleToScore(config.feasibleHostsToScore()).build());
+        PlacementFramework framework = new PlacementFramework(Profile.service(memory.fragmentation,
+                config.hostTimeout().toMillis(), config.xidQuarantine().toMillis(), config.feasibleHostsToScore()));
         this.submissions = new Submissions(txs, memory, framework, config, leader, this::scheduleSoon);
         this.turn = new SchedulingTurn(txs, memory, new SchedulingPass(framework,
                 config.defaultRuntimeEstimate().toSeconds()), rows, config, allocationEvents);

@@ -5,9 +5,9 @@ import dev.gpucloud.scheduler.sim.engine.SimJob;
 import java.util.List;
 
 /**
- * The production policy: told no job's duration. Least attained GPU-service first (a job's service is
- * time run x GPUs) on fine geometric queues, {@value #FIRST_LIMIT} GPU-seconds x 2^k, instead of
- * Tiresias's three coarse ones; within a queue, fewer GPUs first (the expected service of a job not
+ * Fine-grained least attained service ("fine-las"), a research policy told no job's duration: least
+ * attained GPU-service first (a job's service is time run x GPUs) on fine geometric queues,
+ * {@value #FIRST_LIMIT} GPU-seconds x 2^k, instead of Tiresias's three coarse ones; within a queue, fewer GPUs first (the expected service of a job not
  * yet run grows with its GPUs), then earlier submission. Preemptive through checkpoint-resume, with
  * gang placement as {@link GangPlacer}. It asks for a decision when a running job crosses its queue's
  * limit. Why this design and what it gives: docs/results.md.
@@ -16,7 +16,7 @@ import java.util.List;
  * production placement framework ({@link FrameworkBridge}), the plugins the scheduler service runs; on
  * a bare cluster of GPU counts (unit tests) through {@link GangPlacer}.
  */
-public final class Production extends Tiresias {
+public final class FineLas extends Tiresias {
 
     public static final double FIRST_LIMIT = 600;
     public static final int QUEUES = 40;
@@ -24,8 +24,8 @@ public final class Production extends Tiresias {
     private FrameworkBridge bridge;
     private boolean bridgeChecked;
 
-    public Production() {
-        super("production", limits(FIRST_LIMIT, 2, QUEUES - 1));
+    public FineLas() {
+        super("fine-las", limits(FIRST_LIMIT, 2, QUEUES - 1));
     }
 
     /** The bridge to the placement framework, once a decision has been made on a cluster with inventories. */

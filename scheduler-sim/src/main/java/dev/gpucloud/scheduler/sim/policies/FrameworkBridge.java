@@ -41,11 +41,16 @@ public final class FrameworkBridge {
     private long refusals;
 
     public FrameworkBridge(SimCluster cluster) {
+        this(cluster, new PlacementFramework(Profile.builder("sim").heartbeatTimeoutMillis(Long.MAX_VALUE / 4).build()));
+    }
+
+    /** A bridge that places with {@code framework}: the service's profile, for the production policy. */
+    public FrameworkBridge(SimCluster cluster, PlacementFramework framework) {
         if (cluster.inventories().size() != cluster.hostCount()) {
             throw new IllegalArgumentException("cluster " + cluster.name() + " has no host inventories to build a fleet from");
         }
         this.cluster = cluster;
-        this.framework = new PlacementFramework(Profile.builder("sim").heartbeatTimeoutMillis(Long.MAX_VALUE / 4).build());
+        this.framework = framework;
         this.removed = new boolean[cluster.hostCount()];
         this.draining = new boolean[cluster.hostCount()];
         for (int h = 0; h < cluster.hostCount(); h++) {
@@ -89,24 +94,43 @@ public final class FrameworkBridge {
         }
     }
 
-    /** Places a job through the framework; null when it does not fit now. The GPUs are held in the mirror. */
-    public GangPlacer.Gang place(SimJob job, long now) {
+    /** The mirror of the simulated cluster, as the placement framework sees it. */
+    public Fleet fleet() {
+        return fleet;
+    }
+
+    /**
+     * What a trace job asks, as a placement request for its {@code attempt}: a job of at most one host's GPUs is
+     * one worker, a bigger one an RDMA gang of whole hosts; trace jobs checkpoint, so they take spot capacity.
+     */
+    public PlacementRequest request(SimJob job, int attempt) {
         int size = cluster.maxHostGpus();
         int workers = job.gpus() <= size ? 1 : (job.gpus() + size - 1) / size;
         int perWorker = workers == 1 ? job.gpus() : size;
-        int attempt = attempts.merge(job, 1, Integer::sum);
-        PlacementRequest request = new PlacementRequest(job.id(), job.trace().tenant(), attempt, workers, perWorker, null,
+        return new PlacementRequest(job.id(), job.trace().tenant(), attempt, workers, perWorker, null,
                 0, 0, 0, Set.of(), 0, workers > 1, false, CapacityPreference.SPOT_PREFERRED, 0, null, Set.of(),
                 PriorityClass.NORMAL);
-        Decision decision = framework.place(fleet, request, now);
+    }
+
+    /** Places a job through the framework; null when it does not fit now. The GPUs are held in the mirror. */
+    public GangPlacer.Gang place(SimJob job, long now) {
+        Decision decision = framework.place(fleet, request(job, attempts.merge(job, 1, Integer::sum)), now);
         if (!decision.isPlaced()) {
             refusals++;
             return null;
         }
+        return hold(job, decision.assignments());
+    }
+
+    /**
+     * The job runs on {@code assignments}, which the framework reserved in the mirror: they stay held until it
+     * stops running. Returns the hosts and GPUs per host the simulator runs it on.
+     */
+    public GangPlacer.Gang hold(SimJob job, List<Assignment> assignments) {
         placements++;
         Map<Integer, Integer> perHost = new LinkedHashMap<>();
         List<String> ids = new ArrayList<>();
-        for (Assignment a : decision.assignments()) {
+        for (Assignment a : assignments) {
             Integer h = hostIndex.get(a.nodeId());
             if (h == null) {
                 throw new IllegalStateException("the framework placed " + job + " on unknown host " + a.nodeId());

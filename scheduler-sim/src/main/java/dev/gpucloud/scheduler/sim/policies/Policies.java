@@ -7,7 +7,8 @@ import java.util.Locale;
 /** The job policies by name, as the CLI names them. */
 public final class Policies {
 
-    public static final List<String> NAMES = List.of("fifo", "srtf", "srsf", "tiresias", "production", "gittins");
+    public static final List<String> NAMES = List.of("fifo", "srtf", "srsf", "tiresias", "fine-las", "gittins",
+            "production");
 
     private Policies() {
     }
@@ -18,6 +19,7 @@ public final class Policies {
             case "srtf" -> Srtf.srtf();
             case "srsf" -> Srtf.srsf();
             case "tiresias" -> new Tiresias();
+            case "fine-las" -> new FineLas();
             case "production" -> new Production();
             case "gittins" -> new Gittins();
             default -> throw new IllegalArgumentException("unknown policy '" + name + "' (known: "

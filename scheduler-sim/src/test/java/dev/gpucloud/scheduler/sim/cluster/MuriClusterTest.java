@@ -7,7 +7,7 @@ import dev.gpucloud.scheduler.framework.PlacementFramework;
 import dev.gpucloud.scheduler.framework.PlacementRequest;
 import dev.gpucloud.scheduler.framework.Profile;
 import dev.gpucloud.contracts.events.JobSpec;
-import static dev.gpucloud.scheduler.Fixtures.mkJob;
+import static dev.gpucloud.scheduler.sim.cluster.Specs.mkJob;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gpucloud.contracts.events.CapacityPreference;

@@ -3,6 +3,7 @@ package dev.gpucloud.scheduler.sim.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gpucloud.scheduler.sim.policies.FineLas;
 import dev.gpucloud.scheduler.sim.policies.Fifo;
 import dev.gpucloud.scheduler.sim.policies.Production;
 import dev.gpucloud.scheduler.sim.policies.Srtf;
@@ -97,8 +98,8 @@ class SimulatorTest {
         String[] ids = {"od", "spot-a", "spot-b"};
         SimConfig cfg = SimConfig.defaults().withCheckpointInterval(1_800_000).withSpot(0.5, 120_000, 600_000)
                 .withOverheads(0, 30_000).withSeed(7);
-        SimResult a = run(t, spotCluster(ids), new Production(), cfg);
-        SimResult b = run(t, spotCluster(ids), new Production(), cfg);
+        SimResult a = run(t, spotCluster(ids), new FineLas(), cfg);
+        SimResult b = run(t, spotCluster(ids), new FineLas(), cfg);
         assertThat(a.jctSeconds()).containsExactly(b.jctSeconds());
         assertThat(a.spotInterruptions()).isPositive();
         assertThat(a.lostGpuHours()).isPositive();
@@ -116,12 +117,12 @@ class SimulatorTest {
     }
 
     @Test
-    void production_places_through_the_placement_framework_on_a_modelled_cluster() {
+    void fine_las_places_through_the_placement_framework_on_a_modelled_cluster() {
         // the Muri cluster (8 x 8 GPUs). A: 0 s, 10 s, 64 GPUs (an RDMA gang of 8 whole hosts); B: 1 s, 2 s,
         // 8 GPUs. At 1 s both are in the first queue; B has fewer GPUs, ranks first and takes a host, so A is
         // preempted; B runs 1..3, A resumes at 3 with 9 s left: 12
         List<TraceJob> t = List.of(job("A", 0, 10, 64), job("B", 1, 2, 8));
-        Production p = new Production();
+        FineLas p = new FineLas();
         SimResult r = run(t, SimCluster.of(dev.gpucloud.scheduler.sim.cluster.MuriCluster.build(), h -> 0), p,
                 SimConfig.defaults());
         assertThat(jcts(r)).containsExactly(12, 2);
@@ -131,7 +132,36 @@ class SimulatorTest {
     }
 
     @Test
-    void production_through_the_framework_survives_spot_reclaims_on_a_fleet() {
+    void production_is_the_services_queue_in_order_and_without_preemption_among_equals() {
+        // the Muri cluster. A: 0 s, 10 s, 64 GPUs; B: 1 s, 2 s, 8 GPUs. The service's queue places in line and
+        // NORMAL jobs do not preempt each other: A runs 0..10, B waits for it and runs 10..12
+        List<TraceJob> t = List.of(job("A", 0, 10, 64), job("B", 1, 2, 8));
+        Production p = new Production();
+        SimResult r = run(t, SimCluster.of(dev.gpucloud.scheduler.sim.cluster.MuriCluster.build(), h -> 0), p,
+                SimConfig.defaults());
+        assertThat(jcts(r)).containsExactly(10, 11);
+        assertThat(r.preemptions()).isZero();
+        assertThat(p.bridge().placements()).isEqualTo(2);
+    }
+
+    @Test
+    void production_backfills_a_job_that_takes_none_of_the_heads_reservation() {
+        // the Muri cluster. A: 0 s, 100 s, 48 GPUs (6 hosts); B: 1 s, 10 s, 24 GPUs: 3 hosts, only 2 free, so B
+        // heads the line and holds a reservation for when A ends. C: 2 s, 5 s, 8 GPUs, and D: 3 s, 5 s, 8 GPUs
+        // fit the 2 free hosts now, and run there only where they take none of B's reservation: whatever they
+        // do, B starts the moment A ends (100..110), so backfill never delays the head
+        List<TraceJob> t = List.of(job("A", 0, 100, 48), job("B", 1, 10, 24), job("C", 2, 5, 8), job("D", 3, 5, 8));
+        SimResult r = run(t, SimCluster.of(dev.gpucloud.scheduler.sim.cluster.MuriCluster.build(), h -> 0),
+                new Production(), SimConfig.defaults());
+        double[] jct = jcts(r);
+        assertThat(jct[0]).isEqualTo(100);
+        assertThat(jct[1]).as("B starts when A ends, never later").isEqualTo(109);
+        assertThat(r.preemptions()).isZero();
+        assertThat(r.jobs()).allMatch(j -> j.state() == SimJob.State.DONE);
+    }
+
+    @Test
+    void the_policies_through_the_framework_survive_spot_reclaims_on_a_fleet() {
         var spec = dev.gpucloud.scheduler.sim.cluster.FleetSpec.load(
                 dev.gpucloud.scheduler.sim.trace.TraceFixtures.fixture("fleet-small.csv"));
         var model = spec.build();
@@ -141,15 +171,16 @@ class SimulatorTest {
         }
         SimConfig cfg = SimConfig.defaults().withCheckpointInterval(1_800_000).withSpot(1.0, 120_000, 600_000)
                 .withOverheads(0, 60_000).withSeed(3);
-        Production p = new Production();
-        SimCluster c = SimCluster.of(model, h -> spec.hostType(h.instanceType()).orElseThrow().priceMicrosPerHour());
-        SimResult r = run(t, c, p, cfg);
-        assertThat(r.spotInterruptions()).isPositive();
-        assertThat(r.jobs()).allMatch(j -> j.state() == SimJob.State.DONE);
-        assertThat(p.bridge().placements()).isGreaterThanOrEqualTo(60);
-        SimResult again = run(t, SimCluster.of(model, h -> spec.hostType(h.instanceType()).orElseThrow()
-                .priceMicrosPerHour()), new Production(), cfg);
-        assertThat(again.jctSeconds()).containsExactly(r.jctSeconds());
+        for (java.util.function.Supplier<Policy> policy : List.<java.util.function.Supplier<Policy>>of(FineLas::new,
+                Production::new)) {
+            SimResult r = run(t, SimCluster.of(model, h -> spec.hostType(h.instanceType()).orElseThrow()
+                    .priceMicrosPerHour()), policy.get(), cfg);
+            assertThat(r.spotInterruptions()).as(policy.get().name()).isPositive();
+            assertThat(r.jobs()).as(policy.get().name()).allMatch(j -> j.state() == SimJob.State.DONE);
+            SimResult again = run(t, SimCluster.of(model, h -> spec.hostType(h.instanceType()).orElseThrow()
+                    .priceMicrosPerHour()), policy.get(), cfg);
+            assertThat(again.jctSeconds()).as(policy.get().name() + " is deterministic").containsExactly(r.jctSeconds());
+        }
     }
 
     @Test
