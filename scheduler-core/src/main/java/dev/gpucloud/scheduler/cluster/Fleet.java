@@ -40,6 +40,7 @@ public final class Fleet {
     private boolean topologyDirty = true;
     private long version;
     private long heardFloorMillis = Long.MIN_VALUE;
+    private long floorHeardSinceMillis = Long.MAX_VALUE;
     private long maxPricePerGpu = 1;
     private long minPricePerGpu = Long.MAX_VALUE;
 
@@ -113,20 +114,22 @@ public final class Fleet {
     }
 
     /**
-     * Every host counts as heard at {@code atMillis} at least, for placement: the scheduler could not hear them
-     * before (see {@code HostLiveness.bridgeDeafness}). Only moves forward; a host never heard, or whose
-     * heartbeat was declared lost, stays unheard.
+     * Every host heard at {@code heardSinceMillis} or later counts as heard at {@code atMillis} at least, for
+     * placement: the scheduler could not hear them meanwhile (see {@code HostLiveness.bridgeDeafness}). A host
+     * never heard, heard only before, or whose heartbeat was declared lost, is not lifted.
      */
-    public void heardFloor(long atMillis) {
-        if (atMillis > heardFloorMillis) {
-            heardFloorMillis = atMillis;
+    public void heardFloor(long atMillis, long heardSinceMillis) {
+        if (atMillis > heardFloorMillis || heardSinceMillis != floorHeardSinceMillis) {
+            heardFloorMillis = Math.max(heardFloorMillis, atMillis);
+            floorHeardSinceMillis = heardSinceMillis;
             version++;
         }
     }
 
-    /** When every host counts as heard at least (Long.MIN_VALUE: no floor). */
-    public long heardFloorMillis() {
-        return heardFloorMillis;
+    /** When a host last heard of counts as heard, for placement (see {@link #heardFloor}). */
+    public long placementHeardMillis(NodeState node) {
+        long last = node.lastHeardMillis;
+        return last != NodeState.NEVER && last >= floorHeardSinceMillis ? Math.max(last, heardFloorMillis) : last;
     }
 
     public void heard(String nodeId, long atMillis) {

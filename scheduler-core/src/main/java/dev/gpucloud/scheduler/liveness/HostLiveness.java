@@ -29,6 +29,8 @@ public final class HostLiveness {
 
     private final long lostAfterMillis;
     private long listeningSinceMillis;
+    /** When this instance began to listen (its start): unlike {@link #listeningSinceMillis}, deafness leaves it. */
+    private long startedListeningMillis;
     private boolean deaf;
 
     /**
@@ -41,11 +43,13 @@ public final class HostLiveness {
         }
         this.lostAfterMillis = lostAfterMillis;
         this.listeningSinceMillis = listeningSinceMillis;
+        this.startedListeningMillis = listeningSinceMillis;
     }
 
     /** This scheduler began (again) to hear hosts at {@code atMillis}: after a takeover, say. */
     public void listeningSince(long atMillis) {
         listeningSinceMillis = atMillis;
+        startedListeningMillis = atMillis;
     }
 
     public long listeningSinceMillis() {
@@ -94,28 +98,32 @@ public final class HostLiveness {
     }
 
     /**
-     * Placement's side of deafness: when more than {@link #DEAF_SHARE} of the fleet has been silent past
-     * {@code hostTimeoutMillis} at once (the broker, or the way to it, was down), every host counts as heard
-     * now for placement ({@link Fleet#heardFloor}). Work then goes on being placed while the scheduler cannot
-     * hear, its commands waiting in the outbox, and the moment it hears again, instead of waiting for each
-     * host's next sample to come through. A host that did die meanwhile gets its START late or never: the
-     * START's start-by time and {@link #lost} take care of it, as after a restart. Returns whether it did.
+     * Placement's side of deafness: when more than {@link #DEAF_SHARE} of the hosts this instance has heard
+     * since it began to listen have been silent past {@code hostTimeoutMillis} at once (the broker, or the way
+     * to it, was down), those hosts count as heard now for placement ({@link Fleet#heardFloor}). Work then goes
+     * on being placed while the scheduler cannot hear, its commands waiting in the outbox, and the moment it
+     * hears again, instead of waiting for each host's next sample to come through. A host that did die
+     * meanwhile gets its START late or never: the START's start-by time and {@link #lost} take care of it.
+     * Hosts not heard since this instance began to listen (an inventory record of a host long gone, on a
+     * broker that keeps every host it ever saw) are never counted as heard this way. Returns whether it did.
      */
     public boolean bridgeDeafness(Fleet fleet, long nowMillis, long hostTimeoutMillis) {
-        int hosts = fleet.size();
-        if (hosts < DEAF_MIN_HOSTS) {
-            return false;
-        }
+        int heard = 0;
         int silent = 0;
         for (NodeState node : fleet.nodes()) {
-            if (node.lastHeardMillis() != NodeState.NEVER && nowMillis - node.lastHeardMillis() > hostTimeoutMillis) {
+            long last = node.lastHeardMillis();
+            if (last == NodeState.NEVER || last < startedListeningMillis) {
+                continue;
+            }
+            heard++;
+            if (nowMillis - last > hostTimeoutMillis) {
                 silent++;
             }
         }
-        if (silent <= hosts * DEAF_SHARE) {
+        if (heard < DEAF_MIN_HOSTS || silent <= heard * DEAF_SHARE) {
             return false;
         }
-        fleet.heardFloor(nowMillis);
+        fleet.heardFloor(nowMillis, startedListeningMillis);
         return true;
     }
 

@@ -166,7 +166,8 @@ class HostLivenessTest {
                 .build());
 
         assertThat(liveness.bridgeDeafness(fleet, now, hostTimeout)).isEqualTo(bridged);
-        assertThat(fleet.heardFloorMillis()).isEqualTo(bridged ? now : Long.MIN_VALUE);
+        assertThat(fleet.placementHeardMillis(fleet.node("h0").orElseThrow())).as("h0 counts as heard at")
+                .isEqualTo(bridged ? now : silent > 0 ? 100_000L : now);
         long placeable = List.copyOf(fleet.nodes()).stream().filter(n -> framework.place(singleHost(fleet,
                 n.id()), PlacementRequest.of("j-" + n.id(), "t", 1, Fixtures.mkJob(1, 1)), now).isPlaced())
                 .count();
@@ -197,5 +198,31 @@ class HostLivenessTest {
             fleet.drain(n.id(), !n.id().equals(nodeId));
         }
         return fleet;
+    }
+
+    @org.junit.jupiter.api.Test
+    void hostsNotHeardSinceTheSchedulerBeganToListenAreNeverBridged() {
+        // a broker that keeps every host it ever saw: seven inventory records of hosts long gone (last heard at
+        // 10 s), and four live hosts heard since the scheduler began to listen at 50 s
+        long hostTimeout = 15_000;
+        Fleet fleet = new Fleet();
+        for (int i = 0; i < 7; i++) {
+            fleet.upsert(Fixtures.mkHost("gone" + i, "A100", 8), 10_000L);
+        }
+        for (int i = 0; i < 4; i++) {
+            fleet.upsert(Fixtures.mkHost("live" + i, "A100", 8), 120_000L);
+        }
+        HostLiveness liveness = new HostLiveness(TIMEOUT, 50_000);
+
+        assertThat(liveness.bridgeDeafness(fleet, 130_000, hostTimeout)).as("the live hosts are heard").isFalse();
+
+        // then three of the four live hosts go quiet together (the broker is down); the seven gone ones, the
+        // majority of the fleet, neither count as silent nor are lifted
+        fleet.heard("live0", 139_000L);
+        assertThat(liveness.bridgeDeafness(fleet, 140_000, hostTimeout)).as("3 of 4 silent past the timeout")
+                .isTrue();
+        assertThat(fleet.placementHeardMillis(fleet.node("live1").orElseThrow())).isEqualTo(140_000);
+        assertThat(fleet.placementHeardMillis(fleet.node("gone0").orElseThrow())).as("a host long gone stays unheard")
+                .isEqualTo(10_000);
     }
 }

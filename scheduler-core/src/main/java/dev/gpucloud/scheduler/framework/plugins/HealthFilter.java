@@ -31,8 +31,8 @@ public final class HealthFilter implements Plugins.Filter {
         if (node.rebalanceAtMillis() != NodeState.NEVER) {
             return Status.unschedulable(NAME, "rebalance recommended");
         }
-        if (node.lastHeardMillis() == NodeState.NEVER || now - Math.max(node.lastHeardMillis(),
-                state.fleet().heardFloorMillis()) > state.profile().heartbeatTimeoutMillis()) {
+        if (node.lastHeardMillis() == NodeState.NEVER
+                || now - state.fleet().placementHeardMillis(node) > state.profile().heartbeatTimeoutMillis()) {
             return Status.unschedulable(NAME, "no heartbeat lately (host may be gone)");
         }
         if (node.lastCriticalXidMillis() != NodeState.NEVER
