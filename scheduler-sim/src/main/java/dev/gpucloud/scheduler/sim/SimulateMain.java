@@ -9,6 +9,7 @@ import dev.gpucloud.scheduler.sim.engine.SimCluster;
 import dev.gpucloud.scheduler.sim.engine.SimConfig;
 import dev.gpucloud.scheduler.sim.engine.SimResult;
 import dev.gpucloud.scheduler.sim.engine.Simulator;
+import dev.gpucloud.scheduler.sim.openb.GpuShareVariant;
 import dev.gpucloud.scheduler.sim.openb.OpenbExperiment;
 import dev.gpucloud.scheduler.sim.policies.Policies;
 import dev.gpucloud.scheduler.sim.reports.PublishedFigures;
@@ -64,6 +65,9 @@ public final class SimulateMain {
         {"compare-on-demand", null, "also run each policy on the same fleet all on demand; report cost saving and"
             + " JCT change"},
         {"arrival", "PCT", "openb: arrival target, % of the cluster's GPU milli (default 130)"},
+        {"gpu-share", "PCT", "openb: run a variant of the pod list in which PCT % of the GPU pods share a GPU"
+            + " (the FGD paper's GPU-sharing workloads; multigpu50 has 38.6 %); results are named"
+            + " <trace>-gpushare<PCT>"},
         {"nodes", "FILE", "openb: node list (default the traces folder's openb node list)"},
         {"traces", "DIR", "the traces folder (default ../shared/traces from the repository)"},
         {"lenient", null, "skip malformed trace rows (default: stop at the first, naming line and column)"},
@@ -86,6 +90,9 @@ public final class SimulateMain {
         spec.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).description("this help").build());
         return new CommandLine(spec);
     }
+
+    /** The seed of the GPU-sharing variants (--gpu-share): one fixed list per share, whatever --seeds says. */
+    static final long GPU_SHARE_SEED = 2023;
 
     private final PrintStream out;
     private final PrintStream err;
@@ -484,6 +491,14 @@ public final class SimulateMain {
                 : tracesDir().resolve("openb/openb_node_list_gpu_node.csv");
         List<OpenbNode> nodes = OpenbLoader.loadNodes(nodesFile, mode).items();
         List<OpenbPod> pods = OpenbLoader.loadPods(podsFile, mode).items();
+        if (opts.containsKey("gpu-share")) {
+            double share = number("gpu-share", 0, 0);
+            if (share > 100 || share != Math.rint(share)) {
+                throw new UsageException("--gpu-share: " + opts.get("gpu-share") + " must be a whole percentage 0..100");
+            }
+            pods = GpuShareVariant.of(pods, (int) share, GPU_SHARE_SEED);
+            name = name + "-gpushare" + (int) share;
+        }
         double arrival = number("arrival", 130, 1);
         int at = (int) Math.round(arrival);
         List<String> policies = policies("random,bestfit,fgd", OpenbExperiment.POLICIES);

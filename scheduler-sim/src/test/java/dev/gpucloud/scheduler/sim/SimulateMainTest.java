@@ -65,6 +65,16 @@ class SimulateMainTest {
         assertThat(dir.resolve("openb-pods-small-allocation.svg")).exists();
     }
 
+    @Test
+    void an_openb_gpu_sharing_variant_runs_under_its_own_name() {
+        int rc = run("--trace", fixture("openb-pods-small.csv").toString(), "--nodes",
+                fixture("openb-nodes-small.csv").toString(), "--gpu-share", "60", "--seed", "42", "--out",
+                dir.toString(), "--no-progress");
+        assertThat(rc).as(err()).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("gpushare60");
+        assertThat(dir.resolve("openb-pods-small-gpushare60-allocation.svg")).exists();
+    }
+
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = '|', value = {
             "--policy fifo | --trace is required",
@@ -78,11 +88,15 @@ class SimulateMainTest {
             "--trace MURI --seed 1 --seeds 1..2 | give --seed or --seeds, not both",
             "--trace MURI --cluster nowhere.csv | --cluster: 'nowhere.csv' is neither muri nor an existing fleet spec",
             "--trace NODES | is an openb node list",
+            "--trace PODS --nodes NODES --gpu-share 150 | --gpu-share: 150 must be a whole percentage 0..100",
+            "--trace PODS --nodes NODES --gpu-share 12.5 | --gpu-share: 12.5 must be a whole percentage 0..100",
     })
     void bad_usage_exits_2_naming_what_is_wrong(String args, String message) {
         String muri = fixture("muri-small.csv").toString();
         String nodes = fixture("openb-nodes-small.csv").toString();
-        String[] argv = args.strip().replace("MURI", muri).replace("NODES", nodes).split(" +");
+        String pods = fixture("openb-pods-small.csv").toString();
+        String[] argv = args.strip().replace("MURI", muri).replace("NODES", nodes).replace("PODS", pods)
+                .split(" +");
         assertThat(run(argv)).isEqualTo(2);
         assertThat(err()).contains(message);
     }
