@@ -335,6 +335,32 @@ class LifecycleServiceTest {
     }
 
     @Test
+    void aPlacedJobWhoseSpecCanNoLongerBeReadFailsAloneWhenItsWorkerReportsAndTheNextJobIsPlaced() throws Exception {
+        String node = "poison-placed-" + model;
+        join(host(node, 1, CapacityType.ON_DEMAND, null, false));
+        String poisoned = submit(spec(1));
+        NodeCommand start = nextCommand(node);
+        assertThat(start.jobId()).isEqualTo(poisoned);
+        String url = org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getValue("quarkus.datasource.jdbc.url", String.class);
+        try (var c = java.sql.DriverManager.getConnection(url, "gpucloud", "gpucloud");
+                var st = c.prepareStatement("update jobs set spec_json = '{\"name\": 1' where id = ?")) {
+            st.setString(1, poisoned); // a row the scheduler can no longer read, while its worker runs
+            assertThat(st.executeUpdate()).isEqualTo(1);
+        }
+        report(start, AllocationEventType.STARTED, null, null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(poisoned).getState() == JobState.FAILED);
+        assertThat(job(poisoned).getReason()).startsWith("its stored spec cannot be read");
+        assertThat(nextCommand(node).type()).as("its worker is stopped").isEqualTo(NodeCommandType.STOP);
+        report(start, AllocationEventType.EXITED, 143, null);
+
+        String next = submit(spec(1));
+        NodeCommand nextStart = nextCommand(node);
+        assertThat(nextStart.type()).isEqualTo(NodeCommandType.START);
+        assertThat(nextStart.jobId()).as("nothing else stalled behind it").isEqualTo(next);
+    }
+
+    @Test
     void whatNoHostCouldEverRunIsRefusedAtSubmit() {
         join(host("f1-" + model, 8, CapacityType.ON_DEMAND, "f1", false));
         assertThatThrownBy(() -> submit(spec(8).setWorkers(2).setInterconnect(Interconnect.INTERCONNECT_RDMA)))

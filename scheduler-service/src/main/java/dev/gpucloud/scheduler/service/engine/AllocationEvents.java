@@ -1,7 +1,7 @@
 package dev.gpucloud.scheduler.service.engine;
 
 import static dev.gpucloud.scheduler.service.engine.JobRows.rowOf;
-import static dev.gpucloud.scheduler.service.engine.JobRows.specOf;
+import static dev.gpucloud.scheduler.service.engine.JobRows.readableSpec;
 import static dev.gpucloud.scheduler.service.engine.JobRows.store;
 
 import dev.gpucloud.contracts.events.AllocationEvent;
@@ -103,7 +103,10 @@ final class AllocationEvents {
                         default -> {
                         }
                     }
-                    JobSpec spec = specOf(job);
+                    JobSpec spec = readableSpec(job);
+                    if (spec == null) {
+                        return w.fail(job, Work.UNREADABLE);
+                    }
                     return w.allocationsOf(job).flatMap(allocs -> {
                         AllocationRow rank0 = allocs.stream().filter(r -> r.rank == 0).findFirst().map(JobRows::rowOf)
                                 .orElse(worker);
@@ -130,7 +133,10 @@ final class AllocationEvents {
             if (job == null || job.state.isFinal()) {
                 return Uni.createFrom().voidItem();
             }
-            JobSpec spec = specOf(job);
+            JobSpec spec = readableSpec(job);
+            if (spec == null) {
+                return w.fail(job, Work.UNREADABLE);
+            }
             return s.find(CheckpointReportEntity.class, new CheckpointReportEntity.Key(job.id, event.checkpointPath(),
                             event.allocationId()))
                     .flatMap(reported -> {

@@ -217,7 +217,7 @@ public class SchedulerEngine {
     private Uni<Void> failUnreadable() {
         List<String> ids = List.copyOf(unreadableOpen);
         unreadableOpen.clear();
-        return Transactions.inTurn(ids, id -> turn.failJob(id, "its stored spec cannot be read", null));
+        return Transactions.inTurn(ids, id -> turn.failJob(id, Work.UNREADABLE, null));
     }
 
     private void resetState() {

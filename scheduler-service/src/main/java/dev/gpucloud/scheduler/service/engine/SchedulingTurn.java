@@ -1,7 +1,6 @@
 package dev.gpucloud.scheduler.service.engine;
 
 import static dev.gpucloud.scheduler.service.engine.JobRows.readableSpec;
-import static dev.gpucloud.scheduler.service.engine.JobRows.specOf;
 
 import dev.gpucloud.contracts.events.AllocationEvent;
 import dev.gpucloud.contracts.events.AllocationEventType;
@@ -170,7 +169,10 @@ final class SchedulingTurn {
                 w.changes().job(new JobRecord.Ended(jobId));
                 return Uni.createFrom().voidItem();
             }
-            JobSpec spec = job.state.isFinal() ? readableSpec(job) : specOf(job);
+            JobSpec spec = readableSpec(job);
+            if (spec == null && !job.state.isFinal()) {
+                return w.fail(job, Work.UNREADABLE);
+            }
             return w.activeAllocations(job).flatMap(active -> {
                 JobRow row = rows.rowOf(job, spec);
                 return w.carryOut(job, spec, row, JobCommands.stopOverdue(row, now), active);

@@ -166,16 +166,22 @@ final class Work {
         return tools.outbox().add(session, Topics.JOB_EVENTS, job.id, event);
     }
 
+    /** What a placed job whose stored spec cannot be read becomes: FAILED, so it holds up nobody's work. */
+    static final String UNREADABLE = "its stored spec cannot be read";
+
     /**
      * Moves a placed job on from its current attempt's allocations ({@link JobCommands#settle}). A job already
-     * requeued or ended ignores its old workers' news.
+     * requeued or ended ignores its old workers' news; one whose spec cannot be read is failed.
      */
     Uni<Void> settle(String jobId) {
         return job(jobId).flatMap(job -> allocationsOf(job).flatMap(allocs -> {
             if (!GangSettlement.placed(job.state)) {
                 return Uni.createFrom().voidItem(); // its spec need not be read (an ended job's may be unreadable)
             }
-            JobSpec spec = specOf(job);
+            JobSpec spec = readableSpec(job);
+            if (spec == null) {
+                return fail(job, UNREADABLE);
+            }
             JobRow row = tools.rows().rowOf(job, spec);
             return carryOut(job, spec, row, JobCommands.settle(row,
                     rowsOf(allocs).stream().map(AllocationRow::outcome).toList(), System.currentTimeMillis()), allocs);
@@ -223,7 +229,10 @@ final class Work {
         if (!GangSettlement.placed(job.state)) {
             return Uni.createFrom().voidItem();
         }
-        JobSpec spec = specOf(job);
+        JobSpec spec = readableSpec(job);
+        if (spec == null) {
+            return fail(job, UNREADABLE);
+        }
         return activeAllocations(job).flatMap(active -> {
             JobRow row = tools.rows().rowOf(job, spec);
             return carryOut(job, spec, row, JobCommands.askToCheckpoint(row, deadlineMillis, why, preemptor,
