@@ -59,11 +59,7 @@ final class Transactions {
      */
     <T> Uni<T> operation(Function<Changes, Uni<T>> body) {
         Changes changes = new Changes();
-        return serial.run(() -> body.apply(changes).invoke(() -> tools.memory().apply(changes)))
-                .invoke(() -> {
-                    changes.events.forEach(watchers::publish);
-                    publishOutbox();
-                });
+        return serial.run(() -> body.apply(changes).invoke(() -> committed(changes))).invoke(this::publishOutbox);
     }
 
     /** Inside an operation: a transaction of its own committed, so its changes reach memory and watchers now. */

@@ -100,10 +100,11 @@ public final class FrameworkBridge {
     }
 
     /**
-     * What a trace job asks, as a placement request for its {@code attempt}: a job of at most one host's GPUs is
+     * What a trace job asks, as a placement request for its next attempt: a job of at most one host's GPUs is
      * one worker, a bigger one an RDMA gang of whole hosts; trace jobs checkpoint, so they take spot capacity.
      */
-    public PlacementRequest request(SimJob job, int attempt) {
+    public PlacementRequest nextRequest(SimJob job) {
+        int attempt = attempts.merge(job, 1, Integer::sum);
         int size = cluster.maxHostGpus();
         int workers = job.gpus() <= size ? 1 : (job.gpus() + size - 1) / size;
         int perWorker = workers == 1 ? job.gpus() : size;
@@ -114,7 +115,7 @@ public final class FrameworkBridge {
 
     /** Places a job through the framework; null when it does not fit now. The GPUs are held in the mirror. */
     public GangPlacer.Gang place(SimJob job, long now) {
-        Decision decision = framework.place(fleet, request(job, attempts.merge(job, 1, Integer::sum)), now);
+        Decision decision = framework.place(fleet, nextRequest(job), now);
         if (!decision.isPlaced()) {
             refusals++;
             return null;

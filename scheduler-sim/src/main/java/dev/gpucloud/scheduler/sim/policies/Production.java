@@ -50,7 +50,6 @@ public final class Production implements Policy {
     private final Map<String, SimJob> jobs = new HashMap<>();
     /** Jobs holding GPUs, as backfill sees them, by job id. */
     private final Map<String, RunningJob> running = new LinkedHashMap<>();
-    private final Map<String, Integer> attempts = new HashMap<>();
 
     @Override
     public String name() {
@@ -99,7 +98,7 @@ public final class Production implements Policy {
 
     /** The job's entry in line: its next attempt's request, and its place kept across requeues. */
     private QueuedJob queued(SimJob j, long now) {
-        PlacementRequest request = bridge.request(j, attempts.merge(j.id(), 1, Integer::sum));
+        PlacementRequest request = bridge.nextRequest(j);
         fgd.observe(request);
         return new QueuedJob(j.id(), j.trace().tenant(), PriorityClass.NORMAL, j.index(), request, 0,
                 j.submitMillis());
