@@ -115,22 +115,26 @@ class SchedulerKillIT {
 
     /**
      * How many faults: every kind once, in the enum's order, then kinds drawn from the seed
-     * ({@code -Dgpucloud.killtest.faults=20} for the long run).
+     * ({@code -Dgpucloud.killtest.faults=20} for the long run). {@code -Dgpucloud.killtest.kinds=RESTART_DATABASE}
+     * (a comma-separated list) draws only those kinds, each of them first: to hammer one fault.
      */
     static final int FAULT_COUNT = Integer.getInteger("gpucloud.killtest.faults", Fault.values().length);
+    static final List<Fault> KINDS = System.getProperty("gpucloud.killtest.kinds", "").isBlank()
+            ? List.of(Fault.values())
+            : java.util.Arrays.stream(System.getProperty("gpucloud.killtest.kinds").split(","))
+                    .map(k -> Fault.valueOf(k.trim())).toList();
 
-    static List<Fault> faults(int count, Random random) {
+    static List<Fault> faults(int count, List<Fault> kinds, Random random) {
         List<Fault> faults = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            faults.add(i < Fault.values().length ? Fault.values()[i]
-                    : Fault.values()[random.nextInt(Fault.values().length)]);
+            faults.add(i < kinds.size() ? kinds.get(i) : kinds.get(random.nextInt(kinds.size())));
         }
         return faults;
     }
     /** The schedulers' leader lease (their default): a paused leader is paused longer than this. */
     static final long LEASE_MILLIS = 3000;
     static final long SEED = Long.getLong("gpucloud.killtest.seed", System.nanoTime());
-    static final List<Fault> FAULTS = faults(FAULT_COUNT, new Random(SEED ^ 0x5eed));
+    static final List<Fault> FAULTS = faults(FAULT_COUNT, KINDS, new Random(SEED ^ 0x5eed));
     static final String RUN_ID = UUID.randomUUID().toString().replace("-", "").substring(0, 6);
     static final String TENANT = "kill-" + RUN_ID;
     static final String NODE_PREFIX = "k" + RUN_ID;
@@ -296,8 +300,21 @@ class SchedulerKillIT {
                     kafka("start");
                 }
                 case RESTART_DATABASE -> {
+                    // the probe comes at a drawn moment of the restart: before it, while the server stops or
+                    // starts, or as it is back; a submission in the middle must be answered or retried, never stall
+                    long probeAfter = random.nextInt(2500);
+                    java.util.concurrent.CompletableFuture<Void> restarting = java.util.concurrent.CompletableFuture
+                            .runAsync(() -> {
+                                try {
+                                    restartDatabase();
+                                } catch (Exception e) {
+                                    throw new IllegalStateException(e);
+                                }
+                            });
+                    Thread.sleep(probeAfter);
                     probe.start();
-                    restartDatabase();
+                    restarting.join();
+                    log("RESTART_DATABASE: the probe came " + probeAfter + " ms into the restart");
                 }
                 case KILL_BOTH -> {
                     probe.start();
@@ -326,7 +343,7 @@ class SchedulerKillIT {
                 restart = -1;
             }
             if (probe.placedAfterMillis < 0) {
-                violations.add(fault + ": no job was placed in 90 s after it");
+                violations.add(fault + ": no job was placed in 90 s after it (" + probe.diagnosis() + ")");
             } else {
                 gaps.computeIfAbsent(fault, k -> new ArrayList<>()).add(probe.placedAfterMillis);
                 log(fault + ": first placement after it " + probe.placedAfterMillis + " ms later (the probe saw its job"
@@ -1052,6 +1069,10 @@ class SchedulerKillIT {
         volatile long placedAfterMillis = -1;
         volatile long seenAfterMillis = -1;
         final int number;
+        volatile String jobId;
+        /** The last answer that was not the job placed: an error, or the job's state and reason. */
+        volatile String lastAnswer = "none";
+        volatile int lastInstance = -1;
 
         /** The probe of the {@code number}th fault: its request id is its own, whatever the kind repeats. */
         Probe(Fault fault, int number) {
@@ -1070,7 +1091,6 @@ class SchedulerKillIT {
                             .addCommand("sleep").addCommand(String.valueOf(PROBE_SECONDS)))
                     .build();
             long deadline = from + TimeUnit.SECONDS.toNanos(90);
-            String jobId = null;
             int at = preferred;
             while (System.nanoTime() < deadline) {
                 try {
@@ -1080,6 +1100,8 @@ class SchedulerKillIT {
                         probes.add(jobId);
                     }
                     Job job = stub.getJob(GetJobRequest.newBuilder().setJobId(jobId).build());
+                    lastInstance = at;
+                    lastAnswer = job.getState() + " (" + job.getReason() + ")";
                     if (job.getState() != dev.gpucloud.contracts.grpc.v1.JobState.PENDING) {
                         seenAfterMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - from);
                         placedAfterMillis = placedAt(jobId) - fromWall;
@@ -1087,12 +1109,44 @@ class SchedulerKillIT {
                     }
                     SchedulerKillIT.sleep(50);
                 } catch (StatusRuntimeException e) {
+                    lastInstance = at;
+                    lastAnswer = e.getStatus().getCode() + ": " + e.getStatus().getDescription();
                     at = 1 - at; // down, paused, or a standby: try the other instance
                     SchedulerKillIT.sleep(50);
                 } catch (SQLException e) {
                     throw new IllegalStateException(e);
                 }
             }
+        }
+
+        /** What the probe last saw, and what the database says of its job and of the lease now: for a failure. */
+        String diagnosis() {
+            StringBuilder b = new StringBuilder("probe job " + jobId + "; last answer from scheduler-" + lastInstance
+                    + ": " + lastAnswer);
+            try {
+                if (jobId != null) {
+                    Row r = jobs().get(jobId);
+                    b.append("; in the database: ").append(r == null ? "no row" : r.state() + " (" + r.reason() + ")");
+                }
+                try (Connection c = db(SCHEMA); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+                        "select holder, epoch, lease_until > now() from scheduler_leader where id = 1")) {
+                    if (rs.next()) {
+                        b.append("; lease: ").append(rs.getString(1)).append(" epoch ").append(rs.getLong(2))
+                                .append(rs.getBoolean(3) ? " (running)" : " (expired)");
+                    }
+                }
+                for (int i = 0; i < 2; i++) {
+                    b.append("; scheduler-").append(i).append(": ").append(role(i)).append(", health ");
+                    try {
+                        b.append(get(SCHEDULERS[i], "/q/health").replaceAll("\\s+", " "));
+                    } catch (Exception e) {
+                        b.append(e);
+                    }
+                }
+            } catch (Exception e) {
+                b.append("; could not read more: ").append(e);
+            }
+            return b.toString();
         }
 
         /** When the job's first allocation was created, in epoch milliseconds. */

@@ -130,6 +130,7 @@ public class Leadership {
                                         + " '1 millisecond' where id = 1 and holder = $2 and epoch = $3"
                                         + " returning lease_until")
                                 .execute(Tuple.of(config.leaderLease().toMillis(), state.instance(), epoch))))
+                .ifNoItem().after(config.leaderLease()).fail() // as in tryToLead
                 .invoke(rows -> {
                     if (state.epoch() != epoch) {
                         return; // deposed while the renewal was on its way
@@ -156,6 +157,10 @@ public class Leadership {
                                                 + " then (extract(epoch from lease_until - now()) * 1000)::bigint end"
                                                 + " as remaining_ms from scheduler_leader where id = 1")
                                         .execute().invoke(this::observe).replaceWith((RowSet<Row>) null)))
+                // a lease statement that outlasts the lease is of no use, and one that never ended (a connection
+                // the database dropped without a word) would hold every later tick: give up on it, the next tick
+                // tries again. The takeover after a win is not bounded by this: it replays what it must.
+                .ifNoItem().after(config.leaderLease()).fail()
                 .onFailure(Leadership::lockTimedOut).recoverWithUni(f -> endFencedWrites().replaceWith((RowSet<Row>) null))
                 .chain(won -> won == null ? Uni.createFrom().voidItem() : takeOver(won.iterator().next()));
     }
@@ -219,7 +224,7 @@ public class Leadership {
             return;
         }
         long started = System.currentTimeMillis();
-        engine.follow().subscribe().with(rows -> {
+        engine.follow().ifNoItem().after(config.operationTimeout()).fail().subscribe().with(rows -> {
             following.set(false);
             if (rows > 0) {
                 LOG.debugf("followed the leader: %d row(s) in %d ms", (Object) rows, System.currentTimeMillis() - started);
