@@ -24,6 +24,10 @@ public final class JobRun {
     private long runningSinceMillis = Long.MIN_VALUE;
     private long lostWorkSeconds;
     private long lostGpuSeconds;
+    /** GPU-seconds its ended attempts ran (time run x GPUs): the service least-attained-service ranks by. */
+    private long attainedGpuSeconds;
+    /** When it last went back in line (Long.MIN_VALUE: never; it waits since its submission). */
+    private long requeuedAtMillis = Long.MIN_VALUE;
 
     /** A new job; {@code gpuMilli} is what all its workers hold together (1000 per whole GPU). */
     public JobRun(String jobId, int gpuMilli, RetryPolicy retry) {
@@ -47,6 +51,25 @@ public final class JobRun {
         run.lostWorkSeconds = lostWorkSeconds;
         run.lostGpuSeconds = lostGpuSeconds;
         return run;
+    }
+
+    /** A job restored from storage, with the service its ended attempts received and when it was last requeued. */
+    public static JobRun restore(String jobId, int gpuMilli, RetryPolicy retry, JobState state, int attempt,
+            int failures, int interruptions, String resumeFrom, long lastCheckpointMillis, long runningSinceMillis,
+            long lostWorkSeconds, long lostGpuSeconds, long attainedGpuSeconds, long requeuedAtMillis) {
+        JobRun run = restore(jobId, gpuMilli, retry, state, attempt, failures, interruptions, resumeFrom,
+                lastCheckpointMillis, runningSinceMillis, lostWorkSeconds, lostGpuSeconds);
+        run.attainedGpuSeconds = attainedGpuSeconds;
+        run.requeuedAtMillis = requeuedAtMillis;
+        return run;
+    }
+
+    /** The attempt that ran since {@code runningSinceMillis} ends at {@code atMillis}: its service counts. */
+    private void endAttempt(long atMillis) {
+        if (runningSinceMillis != Long.MIN_VALUE && atMillis > runningSinceMillis) {
+            attainedGpuSeconds += (atMillis - runningSinceMillis) / 1000 * gpuMilli / 1000;
+        }
+        runningSinceMillis = Long.MIN_VALUE;
     }
 
     private Transition move(JobState to, String reason, long lostWork) {
@@ -102,7 +125,8 @@ public final class JobRun {
     public Transition interrupted(String reason, long atMillis) {
         long lost = lostWorkAt(atMillis);
         interruptions++;
-        runningSinceMillis = Long.MIN_VALUE;
+        endAttempt(atMillis);
+        requeuedAtMillis = atMillis;
         return move(JobState.PENDING, reason, lost);
     }
 
@@ -112,9 +136,10 @@ public final class JobRun {
             return move(JobState.SUCCEEDED, "exited 0", 0);
         }
         long lost = lostWorkAt(atMillis);
-        runningSinceMillis = Long.MIN_VALUE;
+        endAttempt(atMillis);
         if (retry.retries(exitCode, failures)) {
             failures++;
+            requeuedAtMillis = atMillis;
             return move(JobState.PENDING, "exited " + exitCode + ", retry " + failures + " of " + retry.maxRetries(),
                     lost);
         }
@@ -170,6 +195,16 @@ public final class JobRun {
 
     public long lostGpuSeconds() {
         return lostGpuSeconds;
+    }
+
+    /** GPU-seconds its ended attempts ran. */
+    public long attainedGpuSeconds() {
+        return attainedGpuSeconds;
+    }
+
+    /** When it last went back in line, Long.MIN_VALUE when never. */
+    public long requeuedAtMillis() {
+        return requeuedAtMillis;
     }
 
     public int gpuMilli() {

@@ -16,7 +16,9 @@ import java.util.TreeMap;
  * The pending jobs: priority classes (HIGH before NORMAL before LOW), FIFO within a tenant and
  * class, and across tenants fair share by dominant share (the larger of a tenant's GPU and CPU
  * shares of the cluster, divided by its weight; DRF). Per-tenant quotas: a hard cap refuses at
- * submit, a soft one sends the job behind every tenant still within its own. Not thread-safe.
+ * submit, a soft one sends the job behind every tenant still within its own. Within a tenant and
+ * class, {@link Las} (when set) orders by service received, then fewer GPUs first, then place in line,
+ * with starving jobs first. Not thread-safe.
  */
 public final class JobQueue {
 
@@ -26,6 +28,7 @@ public final class JobQueue {
     private final Map<String, long[]> running = new HashMap<>();
     private final Map<String, Long> queuedMilli = new HashMap<>();
     private TenantQuota defaultQuota = TenantQuota.UNLIMITED;
+    private Las las = Las.OFF;
     private long clusterMilli = 1;
     private long clusterCpu = 1;
     private long nextSeq;
@@ -42,6 +45,15 @@ public final class JobQueue {
 
     public void setDefaultQuota(TenantQuota quota) {
         defaultQuota = quota;
+    }
+
+    /** The order within a tenant and class ({@link Las#OFF}: place in line). */
+    public void setLas(Las value) {
+        las = value == null ? Las.OFF : value;
+    }
+
+    public Las las() {
+        return las;
     }
 
     public TenantQuota quota(String tenant) {
@@ -168,12 +180,18 @@ public final class JobQueue {
         return Math.max((double) milli / clusterMilli, (double) cpu / clusterCpu) / weight;
     }
 
-    /**
-     * The order a scheduling pass tries jobs in: class by class; within a class, first the jobs that
-     * keep their tenant within its soft quota, then the others; within each group, the head job of
-     * the tenant with the smallest dominant share, counting what this order already gave it.
-     */
+    /** {@link #order(long)} now. */
     public List<QueuedJob> order() {
+        return order(System.currentTimeMillis());
+    }
+
+    /**
+     * The order a scheduling pass tries jobs in at {@code nowMillis}: class by class; within a class,
+     * first the jobs that keep their tenant within its soft quota, then the others; within each group,
+     * the next job of the tenant with the smallest dominant share, counting what this order already gave
+     * it; a tenant's jobs in place-in-line order, or {@link Las}'s.
+     */
+    public List<QueuedJob> order(long nowMillis) {
         List<QueuedJob> out = new ArrayList<>(byId.size());
         Map<String, long[]> given = new HashMap<>();
         for (PriorityClass p : new PriorityClass[] {PriorityClass.HIGH, PriorityClass.NORMAL, PriorityClass.LOW}) {
@@ -185,7 +203,8 @@ public final class JobQueue {
             Map<String, Iterator<QueuedJob>> cursors = new TreeMap<>();
             Map<String, QueuedJob> heads = new TreeMap<>();
             for (var e : lines.entrySet()) {
-                Iterator<QueuedJob> it = e.getValue().iterator();
+                Iterator<QueuedJob> it = las.enabled() ? lasOrder(e.getValue(), nowMillis).iterator()
+                        : e.getValue().iterator();
                 cursors.put(e.getKey(), it);
                 heads.put(e.getKey(), it.next());
             }
@@ -221,6 +240,22 @@ public final class JobQueue {
             out.addAll(over);
         }
         return out;
+    }
+
+    /**
+     * A tenant's line by level now, then fewer GPUs, then place in line; the starving first, longest
+     * waiting first (a big gang is what starves; fewer-GPUs-first among them would keep it starving).
+     */
+    private List<QueuedJob> lasOrder(ArrayDeque<QueuedJob> line, long nowMillis) {
+        List<QueuedJob> sorted = new ArrayList<>(line);
+        Map<QueuedJob, Integer> levels = new java.util.IdentityHashMap<>();
+        for (QueuedJob j : sorted) {
+            levels.put(j, las.level(j, nowMillis));
+        }
+        sorted.sort(java.util.Comparator.<QueuedJob>comparingInt(levels::get)
+                .thenComparingLong(j -> levels.get(j) < 0 ? j.queuedSinceMillis() : j.gpuMilli())
+                .thenComparingLong(QueuedJob::seq));
+        return sorted;
     }
 
     /** True when the job would take its tenant past its soft quota. */

@@ -40,13 +40,35 @@ public final class SchedulingPass {
      * Places one job, or says why it cannot be. A job whose placement throws (a bug its request
      * triggers) is unresolvable with the failure as its reason: it fails alone, and the pass goes on
      * for every other job instead of failing whole, again and again.
+     *
+     * <p>A job whose request has the shape of one that did not fit earlier in this pass is answered at
+     * once ({@code misses}): a pass only adds to the fleet's load (what preemption frees is freed later),
+     * so what did not fit does not fit later in the same pass. A queue of thousands then costs one
+     * framework call per shape that waits, not one per job.
      */
-    private Decision place(Fleet fleet, QueuedJob job, long nowMillis) {
-        try {
-            return framework.place(fleet, job.request(), nowMillis);
-        } catch (RuntimeException e) {
-            return Decision.unresolvable("placement failed: " + e);
+    private Decision place(Fleet fleet, QueuedJob job, long nowMillis, java.util.Map<List<Object>, Decision> misses) {
+        List<Object> shape = shape(job.request());
+        Decision known = misses.get(shape);
+        if (known != null) {
+            return known;
         }
+        Decision d;
+        try {
+            d = framework.place(fleet, job.request(), nowMillis);
+        } catch (RuntimeException e) {
+            return Decision.unresolvable("placement failed: " + e); // this job's own trouble, not its shape's
+        }
+        if (!d.isPlaced()) {
+            misses.put(shape, d);
+        }
+        return d;
+    }
+
+    /** Everything of a request that placement reads: all but which job and attempt it is. */
+    static List<Object> shape(PlacementRequest r) {
+        return java.util.Arrays.asList(r.tenant(), r.workers(), r.gpusPerWorker(), r.migProfile(), r.milliGpu(),
+                r.cpuMillis(), r.memoryMib(), r.models(), r.minGpuMemoryMib(), r.rdma(), r.nvlink(), r.capacity(),
+                r.priceCeilingMicrosPerHour(), r.dataset(), r.avoidPools(), r.priority());
     }
 
     /**
@@ -55,12 +77,27 @@ public final class SchedulingPass {
      */
     public PassResult run(Fleet fleet, JobQueue queue, Collection<RunningJob> running, Set<String> preempting,
             long nowMillis) {
+        return run(fleet, queue, running, preempting, Set.of(), nowMillis);
+    }
+
+    /**
+     * @param running jobs holding GPUs now
+     * @param preempting jobs whose preemptions are already under way (no new victims for them)
+     * @param stopping running jobs already asked to checkpoint and stop (no one's victims again)
+     */
+    public PassResult run(Fleet fleet, JobQueue queue, Collection<RunningJob> running, Set<String> preempting,
+            Set<String> stopping, long nowMillis) {
         PassResult result = new PassResult();
         QueuedJob head = null;
         List<Assignment> plan = List.of();
-        for (QueuedJob job : queue.order()) {
+        Las las = queue.las();
+        Set<String> taken = new java.util.HashSet<>(stopping); // victims chosen in this pass, or before it
+        java.util.Map<List<Object>, Decision> misses = new java.util.HashMap<>();
+        java.util.Map<List<Object>, Integer> noVictims = new java.util.HashMap<>();
+        int preemptors = 0;
+        for (QueuedJob job : queue.order(nowMillis)) {
             if (head == null) {
-                Decision d = place(fleet, job, nowMillis);
+                Decision d = place(fleet, job, nowMillis, misses);
                 if (d.isPlaced()) {
                     result.placed(job, d, false);
                     queue.remove(job.jobId());
@@ -74,10 +111,20 @@ public final class SchedulingPass {
                 result.reservedFor = job.jobId();
                 String reason = d.summary();
                 if (!preempting.contains(job.jobId())) {
-                    List<RunningJob> victims = victims(fleet, job, running, nowMillis);
+                    List<RunningJob> victims = victims(fleet, job, running, taken, nowMillis);
                     if (!victims.isEmpty()) {
                         result.preempt(job, victims);
+                        victims.forEach(v -> taken.add(v.jobId()));
+                        preemptors++;
                         reason = "preempting " + victims.size() + " lower-priority job(s), which checkpoint first";
+                    } else if (las.enabled()) {
+                        victims = lasVictims(fleet, job, running, taken, las, nowMillis, noVictims);
+                        if (!victims.isEmpty()) {
+                            result.preempt(job, victims);
+                            victims.forEach(v -> taken.add(v.jobId()));
+                            preemptors++;
+                            reason = yieldReason(victims);
+                        }
                     }
                 } else {
                     reason = "waiting for preempted jobs to checkpoint and stop";
@@ -92,18 +139,33 @@ public final class SchedulingPass {
                 plan = shadow.plan();
                 continue;
             }
-            Decision d = place(fleet, job, nowMillis);
+            Decision d = place(fleet, job, nowMillis, misses);
             if (!d.isPlaced()) {
                 if (d.code() == Status.Code.UNRESOLVABLE) {
                     result.unresolvable(job, d.summary());
-                } else {
-                    result.waiting(job, d.summary());
+                    continue;
                 }
+                String reason = d.summary();
+                if (las.enabled() && preemptors < MAX_PREEMPTORS && !preempting.contains(job.jobId())) {
+                    List<RunningJob> victims = lasVictims(fleet, job, running, taken, las, nowMillis, noVictims);
+                    if (!victims.isEmpty()) {
+                        result.preempt(job, victims);
+                        victims.forEach(v -> taken.add(v.jobId()));
+                        preemptors++;
+                        reason = yieldReason(victims);
+                    }
+                } else if (preempting.contains(job.jobId())) {
+                    reason = "waiting for preempted jobs to checkpoint and stop";
+                }
+                result.waiting(job, reason);
                 continue;
             }
             long estimate = job.runtimeEstimateSeconds() > 0 ? job.runtimeEstimateSeconds() : defaultEstimateSeconds;
             long ends = nowMillis + estimate * 1000;
-            if (ends <= result.shadowMillis || !overlaps(d.assignments(), plan, true)) {
+            // a job that yields to the head's class is no threat to the head's start: the head takes its GPUs
+            // back by least attained service once the job has run past the head's level
+            boolean yieldsToHead = las.enabled() && job.yields() && job.priority() == head.priority();
+            if (ends <= result.shadowMillis || yieldsToHead || !overlaps(d.assignments(), plan, true)) {
                 result.placed(job, d, true);
                 queue.remove(job.jobId());
                 continue;
@@ -380,17 +442,79 @@ public final class SchedulingPass {
     }
 
     /**
+     * At most this many queued jobs start preemptions in one pass: each choice asks the framework once per
+     * candidate victim, and what they free is placed in the next passes anyway.
+     */
+    static final int MAX_PREEMPTORS = 16;
+    /** At most this many running jobs are tried as one preemptor's victims (most served first). */
+    static final int MAX_CANDIDATES = 64;
+
+    private static String yieldReason(List<RunningJob> victims) {
+        return "preempting " + victims.size() + " job(s) of its class that received more GPU service (least"
+                + " attained service first), which checkpoint first";
+    }
+
+    /**
+     * The running jobs of {@code job}'s class that {@link Las} lets it preempt, whose stop would let it fit:
+     * the most served first (then least work lost since their checkpoint), at most {@link #MAX_CANDIDATES}
+     * tried, none already chosen in this pass ({@code taken}); only those needed. Empty when they would not
+     * make room. Leaves the fleet as it was.
+     */
+    List<RunningJob> lasVictims(Fleet fleet, QueuedJob job, Collection<RunningJob> running, Set<String> taken, Las las,
+            long nowMillis) {
+        return lasVictims(fleet, job, running, taken, las, nowMillis, new java.util.HashMap<>());
+    }
+
+    /**
+     * As above; {@code none} remembers, by request shape, the lowest level at which a job found no victims in
+     * this pass: a job of that shape ranked at that level or above finds none either (it may preempt fewer
+     * jobs, and victims are only ever taken), so it is not asked again.
+     */
+    private List<RunningJob> lasVictims(Fleet fleet, QueuedJob job, Collection<RunningJob> running, Set<String> taken,
+            Las las, long nowMillis, java.util.Map<List<Object>, Integer> none) {
+        List<Object> shape = shape(job.request());
+        int level = las.level(job, nowMillis);
+        Integer noneFrom = none.get(shape);
+        if (noneFrom != null && level >= noneFrom) {
+            return List.of();
+        }
+        List<RunningJob> found = chooseLasVictims(fleet, job, running, taken, las, nowMillis);
+        if (found.isEmpty()) {
+            none.merge(shape, level, Math::min);
+        }
+        return found;
+    }
+
+    private List<RunningJob> chooseLasVictims(Fleet fleet, QueuedJob job, Collection<RunningJob> running,
+            Set<String> taken, Las las, long nowMillis) {
+        List<RunningJob> candidates = new ArrayList<>();
+        for (RunningJob r : running) {
+            if (!taken.contains(r.jobId()) && las.mayPreempt(job, r, nowMillis)) {
+                candidates.add(r);
+            }
+        }
+        if (candidates.isEmpty()) {
+            return List.of();
+        }
+        candidates.sort(Comparator.comparingDouble((RunningJob r) -> -r.attainedAt(nowMillis))
+                .thenComparingLong(r -> r.lostWorkAt(nowMillis)).thenComparing(RunningJob::jobId));
+        return chooseVictims(fleet, job, candidates.subList(0, Math.min(MAX_CANDIDATES, candidates.size())),
+                nowMillis);
+    }
+
+    /**
      * The lower-class preemptible jobs whose stop would let {@code job} fit: the cheapest to stop
      * first (lowest class, then least work lost since their last checkpoint). Empty when even all of
      * them would not make room, or {@code job} is LOW. Leaves the fleet as it was.
      */
-    List<RunningJob> victims(Fleet fleet, QueuedJob job, Collection<RunningJob> running, long nowMillis) {
+    List<RunningJob> victims(Fleet fleet, QueuedJob job, Collection<RunningJob> running, Set<String> taken,
+            long nowMillis) {
         if (job.priority() == PriorityClass.LOW) {
             return List.of();
         }
         List<RunningJob> candidates = new ArrayList<>();
         for (RunningJob r : running) {
-            if (r.preemptible() && r.priority().ordinal() < job.priority().ordinal()) {
+            if (r.preemptible() && r.priority().ordinal() < job.priority().ordinal() && !taken.contains(r.jobId())) {
                 candidates.add(r);
             }
         }
@@ -399,6 +523,11 @@ public final class SchedulingPass {
         }
         candidates.sort(Comparator.comparingInt((RunningJob r) -> r.priority().ordinal())
                 .thenComparingLong(r -> r.lostWorkAt(nowMillis)).thenComparing(RunningJob::jobId));
+        return chooseVictims(fleet, job, candidates, nowMillis);
+    }
+
+    /** Lifts candidates in order until {@code job} fits, then keeps only those needed; empty if it never fits. */
+    private List<RunningJob> chooseVictims(Fleet fleet, QueuedJob job, List<RunningJob> candidates, long nowMillis) {
         List<Assignment> lifted = new ArrayList<>();
         List<RunningJob> chosen = new ArrayList<>();
         try {

@@ -163,6 +163,11 @@ public final class SchedulerState {
         return Optional.ofNullable(stopping.get(jobId));
     }
 
+    /** The placed jobs asked to checkpoint and then stop. */
+    public Set<String> stopping() {
+        return Collections.unmodifiableSet(stopping.keySet());
+    }
+
     /** Jobs asked to checkpoint whose deadline has come: they are stopped now, checkpoint or not. */
     public List<String> overdue(long nowMillis) {
         return stopping.entrySet().stream().filter(e -> e.getValue().deadlineMillis() <= nowMillis)

@@ -37,6 +37,28 @@ class JobRunTest {
     }
 
     @Test
+    void everyEndedAttemptAddsItsRunTimesGpusToTheServiceItReceived() {
+        JobRun run = running(4);
+        assertThat(run.attainedGpuSeconds()).isZero();
+        assertThat(run.requeuedAtMillis()).isEqualTo(Long.MIN_VALUE);
+        run.interrupted("preempted", T + 100_000); // 100 s x 4 GPUs
+        assertThat(run.attainedGpuSeconds()).isEqualTo(400);
+        assertThat(run.requeuedAtMillis()).isEqualTo(T + 100_000);
+        run.scheduled("placed again");
+        run.interrupted("host lost before it started", T + 200_000); // never started: nothing more
+        assertThat(run.attainedGpuSeconds()).isEqualTo(400);
+        run.scheduled("placed again");
+        run.started(T + 300_000);
+        run.exited(1, T + 350_000); // a retried failure counts too: 50 s x 4
+        assertThat(run.attainedGpuSeconds()).isEqualTo(600);
+        assertThat(run.requeuedAtMillis()).isEqualTo(T + 350_000);
+        JobRun restored = JobRun.restore("j", 4000, RetryPolicy.DEFAULT, JobState.PENDING, 3, 1, 2, null,
+                Long.MIN_VALUE, Long.MIN_VALUE, 0, 0, run.attainedGpuSeconds(), run.requeuedAtMillis());
+        assertThat(restored.attainedGpuSeconds()).isEqualTo(600);
+        assertThat(restored.requeuedAtMillis()).isEqualTo(T + 350_000);
+    }
+
+    @Test
     void withoutACheckpointEverythingSinceTheStartIsLost() {
         JobRun run = running(2);
         Transition t = run.interrupted("host lost", T + 120_000);

@@ -489,6 +489,56 @@ class LifecycleServiceTest {
     }
 
     /**
+     * Least attained service within a class: a job that saves checkpoints and has received much GPU service
+     * yields its host to a new job of its own class (it checkpoints, stops, and queues again with the service
+     * it received counted), instead of the new job waiting for it to end.
+     */
+    @Test
+    void aWellServedJobThatCheckpointsYieldsToANewJobOfItsClass() throws Exception {
+        String node = "las-" + model;
+        join(host(node, 8, CapacityType.ON_DEMAND, null, false));
+        String served = submit(spec(8).setCheckpoint(dev.gpucloud.contracts.grpc.v1.CheckpointPolicy.newBuilder()
+                .setIntervalSeconds(600).setLocation("s3://ckpt")));
+        NodeCommand start = nextCommand(node);
+        report(start, AllocationEventType.STARTED, null, null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(served).getState() == JobState.RUNNING);
+        // as if it had run for days: its service and its start, as stored, read back by a takeover
+        String url = org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getValue("quarkus.datasource.jdbc.url", String.class);
+        try (var c = java.sql.DriverManager.getConnection(url, "gpucloud", "gpucloud");
+                var st = c.prepareStatement("update jobs set attained_gpu_seconds = 10000000,"
+                        + " running_since = now() - interval '2 hours' where id = ?")) {
+            st.setString(1, served);
+            assertThat(st.executeUpdate()).isEqualTo(1);
+        }
+        engine.takeOver().await().atMost(Duration.ofSeconds(30));
+
+        String fresh = submit(spec(8));
+        NodeCommand checkpoint = nextCommand(node);
+        assertThat(checkpoint.type()).isEqualTo(NodeCommandType.CHECKPOINT);
+        assertThat(checkpoint.jobId()).isEqualTo(served);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(job(served).getReason())
+                .contains("yields to " + fresh + " of its class, which has received less GPU service"));
+        report(start, AllocationEventType.CHECKPOINT_SAVED, null, "s3://ckpt/" + served + "/1");
+        assertThat(nextCommand(node).type()).isEqualTo(NodeCommandType.STOP);
+        report(start, AllocationEventType.EXITED, 143, null);
+        NodeCommand freshStart = nextCommand(node);
+        assertThat(freshStart.type()).isEqualTo(NodeCommandType.START);
+        assertThat(freshStart.jobId()).isEqualTo(fresh);
+        assertThat(job(served).getState()).isEqualTo(JobState.PENDING);
+        try (var c = java.sql.DriverManager.getConnection(url, "gpucloud", "gpucloud");
+                var st = c.prepareStatement("select attained_gpu_seconds, requeued_at is not null from jobs where id = ?")) {
+            st.setString(1, served);
+            try (var rs = st.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                // its two hours on 8 GPUs count on top of what it had
+                assertThat(rs.getLong(1)).isBetween(10_000_000L + 2 * 3600 * 8, 10_000_000L + 3 * 3600 * 8);
+                assertThat(rs.getBoolean(2)).isTrue();
+            }
+        }
+    }
+
+    /**
      * A takeover replays the rows the live scheduler wrote, so a job asked to checkpoint keeps the request it
      * was given (its reason, deadline and preemptor), not a new one made up at the restart.
      */

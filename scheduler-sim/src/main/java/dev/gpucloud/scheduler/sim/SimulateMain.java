@@ -1,5 +1,6 @@
 package dev.gpucloud.scheduler.sim;
 
+import dev.gpucloud.scheduler.queue.Las;
 import dev.gpucloud.scheduler.sim.charts.SvgChart;
 import dev.gpucloud.scheduler.sim.cluster.ClusterModel;
 import dev.gpucloud.scheduler.sim.cluster.FleetSpec;
@@ -12,6 +13,7 @@ import dev.gpucloud.scheduler.sim.engine.Simulator;
 import dev.gpucloud.scheduler.sim.openb.GpuShareVariant;
 import dev.gpucloud.scheduler.sim.openb.OpenbExperiment;
 import dev.gpucloud.scheduler.sim.policies.Policies;
+import dev.gpucloud.scheduler.sim.policies.Production;
 import dev.gpucloud.scheduler.sim.reports.PublishedFigures;
 import dev.gpucloud.scheduler.sim.reports.RunReport;
 import dev.gpucloud.scheduler.sim.trace.ErrorMode;
@@ -53,6 +55,11 @@ public final class SimulateMain {
             + " or a fleet spec CSV (docs/traces.md; Philly's default: docs/results/fleet-philly-spot.csv)"},
         {"policy", "P[,P...]", "jobs: fifo, srtf, srsf, tiresias, fine-las, gittins, production (the scheduler"
             + " service's own queue and placement; the default); openb: random, bestfit, fgd (default all three)"},
+        {"las", "SPEC", "jobs: the production queue's least-attained-service settings, 'off' or any of"
+            + " first=GPU-S,factor=F,levels=N,min-run=S,starve-factor=F,starve-after=S (default: the service's,"
+            + " first=600,factor=2,levels=40,min-run=600,starve-factor=8,starve-after=21600)"},
+        {"half", "first|second", "jobs: only the first or the second half of the trace's jobs by submission time"
+            + " (ties by job order), to tune on one half and report the other"},
         {"seed", "N", "one seed (default 42)"},
         {"seeds", "A..B", "seeds A to B, or a comma list (openb default 42..51)"},
         {"out", "DIR", "where CSV files and charts go (default sim-results)"},
@@ -83,7 +90,8 @@ public final class SimulateMain {
                 + " files, a summary CSV, SVG charts and a summary table. Exit status 0, 1 when a file cannot be used"
                 + " or a run fails, 2 on bad usage.").width(110);
         for (String[] o : OPTIONS) {
-            OptionSpec.Builder b = OptionSpec.builder("--" + o[0]).description(o[2]);
+            // picocli formats descriptions: a literal % must be %%
+            OptionSpec.Builder b = OptionSpec.builder("--" + o[0]).description(o[2].replace("%", "%%"));
             spec.addOption(o[1] == null ? b.arity("0").type(boolean.class).build()
                     : b.paramLabel(o[1]).arity("1").type(String.class).build());
         }
@@ -303,7 +311,11 @@ public final class SimulateMain {
         if (loaded.skippedRows() > 0) {
             err.println("skipped " + loaded.skippedRows() + " malformed rows; first: " + loaded.problems().get(0));
         }
-        List<TraceJob> jobs = loaded.items();
+        List<TraceJob> jobs = half(loaded.items());
+        if (opts.containsKey("half")) {
+            name = name + "-" + opts.get("half") + "-half";
+        }
+        Las las = las();
         SimCluster cluster = cluster(format);
         List<String> policies = policies("production", Policies.NAMES);
         List<Long> seeds = seeds(42, 42);
@@ -331,7 +343,7 @@ public final class SimulateMain {
             for (long seed : seeds) {
                 SimConfig cfg = base.withSeed(seed);
                 String tag = name + "-" + p + (seeds.size() > 1 ? "-s" + seed : "");
-                SimResult r = runOne(jobs, cluster, Policies.byName(p), cfg, tag);
+                SimResult r = runOne(jobs, cluster, policy(p, las), cfg, tag);
                 write(outDir, tag, r);
                 rows.add(summaryRow(name, p, seed, cluster.spotHosts() > 0 ? "as-spec" : "on-demand", r));
                 if (seed == seeds.get(0)) {
@@ -345,7 +357,7 @@ public final class SimulateMain {
                     util.add(p, x, smooth(u, 24));
                 }
                 if (compare) {
-                    SimResult od = runOne(jobs, cluster.allOnDemand(), Policies.byName(p),
+                    SimResult od = runOne(jobs, cluster.allOnDemand(), policy(p, las),
                             cfg.withSpot(0, 0, 0), tag + "-ondemand");
                     write(outDir, tag + "-ondemand", od);
                     rows.add(summaryRow(name, p, seed, "all-on-demand", od));
@@ -379,6 +391,74 @@ public final class SimulateMain {
         }
         out.println();
         out.println("wrote " + outDir.resolve(name + "-summary.csv") + ", per-run CSV files and charts in " + outDir);
+    }
+
+    private static Policy policy(String name, Las las) {
+        return name.equalsIgnoreCase("production") ? new Production(las) : Policies.byName(name);
+    }
+
+    /** The jobs of the half --half names, by submission time then trace order; all of them without it. */
+    private List<TraceJob> half(List<TraceJob> all) {
+        String h = opts.get("half");
+        if (h == null) {
+            return all;
+        }
+        if (!h.equals("first") && !h.equals("second")) {
+            throw new UsageException("--half: '" + h + "' is neither first nor second");
+        }
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < all.size(); i++) {
+            order.add(i);
+        }
+        order.sort(java.util.Comparator.<Integer>comparingLong(i -> all.get(i).submitMillis()).thenComparingInt(i -> i));
+        int cut = all.size() / 2;
+        List<Integer> picked = h.equals("first") ? order.subList(0, cut) : order.subList(cut, order.size());
+        return picked.stream().sorted().map(all::get).toList();
+    }
+
+    /** The production queue's LAS settings from --las: the service's defaults, changed where it says. */
+    private Las las() {
+        String spec = opts.get("las");
+        if (spec == null) {
+            return Las.DEFAULT;
+        }
+        if (spec.equals("off")) {
+            return Las.OFF;
+        }
+        Las d = Las.DEFAULT;
+        double first = d.firstLimitGpuSeconds();
+        double factor = d.factor();
+        int levels = d.levels();
+        long minRun = d.minRunMillis();
+        double starveFactor = d.starveFactor();
+        long starveAfter = d.starveAfterMillis();
+        for (String part : spec.split(",")) {
+            String[] kv = part.split("=", 2);
+            double v;
+            try {
+                v = kv.length == 2 ? Double.parseDouble(kv[1].trim()) : Double.NaN;
+            } catch (NumberFormatException e) {
+                v = Double.NaN;
+            }
+            if (!Double.isFinite(v)) {
+                throw new UsageException("--las: '" + part + "' is not KEY=NUMBER");
+            }
+            switch (kv[0].trim()) {
+                case "first" -> first = v;
+                case "factor" -> factor = v;
+                case "levels" -> levels = (int) v;
+                case "min-run" -> minRun = (long) (v * 1000);
+                case "starve-factor" -> starveFactor = v;
+                case "starve-after" -> starveAfter = (long) (v * 1000);
+                default -> throw new UsageException("--las: unknown key '" + kv[0].trim() + "' (known: first, factor,"
+                        + " levels, min-run, starve-factor, starve-after)");
+            }
+        }
+        try {
+            return new Las(first, factor, levels, minRun, starveFactor, starveAfter);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--las: " + e.getMessage());
+        }
     }
 
     private SimCluster cluster(TraceFormat format) {

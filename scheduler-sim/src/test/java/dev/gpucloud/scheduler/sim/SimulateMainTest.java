@@ -90,6 +90,11 @@ class SimulateMainTest {
             "--trace NODES | is an openb node list",
             "--trace PODS --nodes NODES --gpu-share 150 | --gpu-share: 150 must be a whole percentage 0..100",
             "--trace PODS --nodes NODES --gpu-share 12.5 | --gpu-share: 12.5 must be a whole percentage 0..100",
+            "--trace MURI --half middle | --half: 'middle' is neither first nor second",
+            "--trace MURI --las first | --las: 'first' is not KEY=NUMBER",
+            "--trace MURI --las first=abc | --las: 'first=abc' is not KEY=NUMBER",
+            "--trace MURI --las speed=2 | --las: unknown key 'speed'",
+            "--trace MURI --las factor=1 | --las: LAS needs a first limit > 0, a factor > 1",
     })
     void bad_usage_exits_2_naming_what_is_wrong(String args, String message) {
         String muri = fixture("muri-small.csv").toString();
@@ -120,8 +125,17 @@ class SimulateMainTest {
     }
 
     @Test
+    void a_half_of_the_trace_runs_under_its_own_name() {
+        int rc = run("--trace", fixture("muri-small.csv").toString(), "--half", "second", "--policy", "production",
+                "--las", "first=100,min-run=0", "--out", dir.toString(), "--no-progress", "--no-job-csv");
+        assertThat(rc).as(err()).isZero();
+        assertThat(dir.resolve("muri-small-second-half-summary.csv")).exists();
+    }
+
+    @Test
     void help_prints_usage() {
         assertThat(run("--help")).isZero();
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: gpucloud simulate --trace TRACE [options]").contains("--compare-on-demand");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: gpucloud simulate --trace TRACE [options]").contains("--compare-on-demand")
+                .contains("% of the cluster's GPU milli").doesNotContain("%%");
     }
 }

@@ -160,4 +160,37 @@ public interface SchedulerConfig {
     /** The quota of tenants not named in {@link #quota()}. */
     @WithDefault("0/0")
     String defaultQuota();
+
+    /**
+     * Least attained service within a priority class (scheduler-core's {@code Las}): a tenant's jobs of one
+     * class queue by the GPU-seconds they have received, fewer GPUs first; a job that saves checkpoints
+     * yields its GPUs to a less-served one of its class once it has run {@code min-run}; a job that waited
+     * {@code starve-factor} times its run time (and {@code starve-after} at least) goes first.
+     */
+    Las las();
+
+    interface Las {
+        /** Off: place in line within a class and tenant, and no preemption within a class. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** The first limit of service, in GPU-seconds; each next one is {@code factor} times the last. */
+        @WithDefault("600")
+        double firstLimitGpuSeconds();
+
+        @WithDefault("2")
+        double factor();
+
+        @WithDefault("40")
+        int levels();
+
+        @WithDefault("10m")
+        Duration minRun();
+
+        @WithDefault("8")
+        double starveFactor();
+
+        @WithDefault("6h")
+        Duration starveAfter();
+    }
 }

@@ -56,7 +56,8 @@ final class JobRows {
                 job.interruptions, job.resumeFrom,
                 job.lastCheckpointAt == null ? Long.MIN_VALUE : job.lastCheckpointAt.toEpochMilli(),
                 job.runningSince == null ? Long.MIN_VALUE : job.runningSince.toEpochMilli(),
-                job.lostWorkSeconds, job.lostGpuSeconds);
+                job.lostWorkSeconds, job.lostGpuSeconds, job.attainedGpuSeconds,
+                job.requeuedAt == null ? Long.MIN_VALUE : job.requeuedAt.toEpochMilli());
         return new JobRow(job.tenant, spec == null ? 0 : spec.workers(), run, job.reason, job.exitCode, stopOf(job));
     }
 
@@ -74,6 +75,8 @@ final class JobRows {
                 : Instant.ofEpochMilli(run.runningSinceMillis());
         job.lostWorkSeconds = run.lostWorkSeconds();
         job.lostGpuSeconds = run.lostGpuSeconds();
+        job.attainedGpuSeconds = run.attainedGpuSeconds();
+        job.requeuedAt = run.requeuedAtMillis() == Long.MIN_VALUE ? null : Instant.ofEpochMilli(run.requeuedAtMillis());
         job.reason = row.reason();
         job.exitCode = row.exitCode();
         setStop(job, row.stop());
@@ -96,8 +99,9 @@ final class JobRows {
             request = request.withAvoidPools(spot.avoidedPools(now));
         }
         long seq = job.submittedAt.toEpochMilli() * 1000 + (job.id.hashCode() & 0x3ff);
+        long since = job.requeuedAt != null ? job.requeuedAt.toEpochMilli() : job.submittedAt.toEpochMilli();
         return new QueuedJob(job.id, job.tenant, spec.priority(), seq, request, spec.runtimeEstimateSeconds(),
-                job.submittedAt.toEpochMilli());
+                job.submittedAt.toEpochMilli(), job.attainedGpuSeconds, since, yields(spec));
     }
 
     RunningJob runningJob(JobEntity job, JobSpec spec, List<AllocationEntity> allocs) {
@@ -116,7 +120,16 @@ final class JobRows {
         }
         return new RunningJob(job.id, job.tenant, spec.priority(), milli, start, start + estimate * 1000,
                 job.lastCheckpointAt == null ? start : job.lastCheckpointAt.toEpochMilli(),
-                spec.priority() == PriorityClass.LOW, allocs.stream().map(a -> a.id).toList());
+                spec.priority() == PriorityClass.LOW, allocs.stream().map(a -> a.id).toList(), job.attainedGpuSeconds,
+                yields(spec));
+    }
+
+    /**
+     * Whether a job gives its GPUs to a less-served job of its class ({@code Las}): only one that saves
+     * checkpoints, so that it resumes instead of starting over.
+     */
+    static boolean yields(JobSpec spec) {
+        return spec.checkpoint().intervalSeconds() > 0;
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.gpucloud.scheduler.liveness.AllocationReconciler;
 import dev.gpucloud.scheduler.liveness.HostLiveness;
 import dev.gpucloud.scheduler.liveness.HostReports;
 import dev.gpucloud.scheduler.queue.JobQueue;
+import dev.gpucloud.scheduler.queue.Las;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.persistence.AllocationEntity;
 import dev.gpucloud.scheduler.service.persistence.JobEntity;
@@ -72,9 +73,23 @@ final class Memory {
                 ? config.hostTimeout().plus(config.reconcileGrace()) : config.reconcileGrace().multipliedBy(2);
     }
 
+    /** The service's {@code gpucloud.scheduler.las} settings as scheduler-core's rules; refused with why when bad. */
+    static Las las(SchedulerConfig.Las c) {
+        if (!c.enabled()) {
+            return Las.OFF;
+        }
+        try {
+            return new Las(c.firstLimitGpuSeconds(), c.factor(), c.levels(), c.minRun().toMillis(), c.starveFactor(),
+                    c.starveAfter().toMillis());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("gpucloud.scheduler.las: " + e.getMessage(), e);
+        }
+    }
+
     private JobQueue newQueue() {
         JobQueue q = new JobQueue();
         q.setDefaultQuota(Admission.parseQuota("gpucloud.scheduler.default-quota", config.defaultQuota()));
+        q.setLas(las(config.las()));
         config.quota().forEach((tenant, value) -> q.setQuota(tenant,
                 Admission.parseQuota("gpucloud.scheduler.quota." + tenant, value)));
         return q;

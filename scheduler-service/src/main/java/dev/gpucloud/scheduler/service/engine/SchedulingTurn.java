@@ -185,7 +185,7 @@ final class SchedulingTurn {
             return Uni.createFrom().voidItem();
         }
         PassResult result = pass.run(memory.fleet, memory.state.queue(), memory.state.running(),
-                memory.state.preempting(), now);
+                memory.state.preempting(), memory.state.stopping(), now);
         Changes changes = new Changes();
         Set<String> ids = new HashSet<>();
         result.placed().forEach(p -> ids.add(p.job().jobId()));
@@ -212,8 +212,11 @@ final class SchedulingTurn {
                 for (PassResult.Preemption p : result.preemptions()) {
                     for (RunningJob victim : p.victims()) {
                         JobEntity job = jobs.get(victim.jobId());
-                        chain = chain.call(() -> w.askToCheckpoint(job, now + config.preemptionGrace().toMillis(),
-                                "preempted by " + p.preemptor().jobId() + " (" + p.preemptor().priority() + ")",
+                        String why = victim.priority() == p.preemptor().priority()
+                                ? "yields to " + p.preemptor().jobId() + " of its class, which has received less GPU"
+                                        + " service (" + Math.round(victim.attainedAt(now)) + " GPU-s here)"
+                                : "preempted by " + p.preemptor().jobId() + " (" + p.preemptor().priority() + ")";
+                        chain = chain.call(() -> w.askToCheckpoint(job, now + config.preemptionGrace().toMillis(), why,
                                 p.preemptor().jobId()));
                     }
                 }

@@ -45,6 +45,10 @@ public class JobEntity {
     public Instant lastCheckpointAt;
     @Column(name = "running_since")
     public Instant runningSince;
+    @Column(name = "attained_gpu_seconds")
+    public long attainedGpuSeconds;
+    @Column(name = "requeued_at")
+    public Instant requeuedAt;
     /** The capacity the next placement asks for, when it differs from the spec's (spot fallback). */
     @Enumerated(EnumType.STRING)
     public CapacityPreference capacity;

@@ -13,7 +13,9 @@ import dev.gpucloud.scheduler.queue.SchedulingPass;
 import dev.gpucloud.scheduler.sim.engine.Decisions;
 import dev.gpucloud.scheduler.sim.engine.Policy;
 import dev.gpucloud.scheduler.sim.engine.SimJob;
+import dev.gpucloud.scheduler.queue.Las;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -46,10 +48,22 @@ public final class Production implements Policy {
             Profile.service(fgd, Long.MAX_VALUE / 4, XID_QUARANTINE_MILLIS, FEASIBLE_TO_SCORE));
     private final SchedulingPass pass = new SchedulingPass(framework, DEFAULT_ESTIMATE_SECONDS);
     private final JobQueue queue = new JobQueue();
+    /** Whether the last pass started preemptions: the next pass follows at once. */
+    private boolean preempted;
     private FrameworkBridge bridge;
     private final Map<String, SimJob> jobs = new HashMap<>();
     /** Jobs holding GPUs, as backfill sees them, by job id. */
     private final Map<String, RunningJob> running = new LinkedHashMap<>();
+
+    /** The service's defaults: {@link Las#DEFAULT}. */
+    public Production() {
+        this(Las.DEFAULT);
+    }
+
+    /** With another within-class order ({@link Las#OFF}: the place in line, no yielding). */
+    public Production(Las las) {
+        queue.setLas(las);
+    }
 
     @Override
     public String name() {
@@ -70,20 +84,30 @@ public final class Production implements Policy {
         bridge.sync(now);
         for (Iterator<RunningJob> it = running.values().iterator(); it.hasNext(); ) {
             RunningJob r = it.next();
-            if (!jobs.get(r.jobId()).running()) { // it ended, or lost its host and is queued again
+            if (!jobs.get(r.jobId()).running()) { // it ended, or lost its host, or yielded, and is queued again
                 queue.release(r.tenant(), r.gpuMilli(), 0);
                 it.remove();
             }
         }
         for (SimJob j : d.active()) {
-            if (j.running()) {
-                d.keep(j);
-            } else if (queue.get(j.id()).isEmpty()) {
+            if (!j.running() && queue.get(j.id()).isEmpty()) {
                 jobs.putIfAbsent(j.id(), j);
                 queue.enqueue(queued(j, now));
             }
         }
         PassResult result = pass.run(bridge.fleet(), queue, running.values(), Set.of(), now);
+        Set<String> yielding = new HashSet<>();
+        for (PassResult.Preemption p : result.preemptions()) {
+            p.victims().forEach(v -> yielding.add(v.jobId()));
+        }
+        preempted = !yielding.isEmpty();
+        for (SimJob j : d.running()) {
+            if (yielding.contains(j.id())) {
+                bridge.release(j); // it checkpoints and stops; back in line with the service it received
+            } else {
+                d.keep(j);
+            }
+        }
         for (PassResult.Placed p : result.placed()) {
             SimJob j = jobs.get(p.job().jobId());
             GangPlacer.Gang g = bridge.hold(j, p.decision().assignments());
@@ -92,15 +116,45 @@ public final class Production implements Policy {
             queue.charge(j.trace().tenant(), milli, 0);
             running.put(j.id(), new RunningJob(j.id(), j.trace().tenant(), PriorityClass.NORMAL, milli, now,
                     now + DEFAULT_ESTIMATE_SECONDS * 1000, now, false, p.decision().assignments().stream()
-                            .map(a -> a.allocationId()).toList()));
+                            .map(a -> a.allocationId()).toList(), j.attainedGpuSeconds(), true));
         }
     }
 
-    /** The job's entry in line: its next attempt's request, and its place kept across requeues. */
+    /**
+     * The service runs a pass after every change and at its reschedule interval; here, besides the events:
+     * right after preemptions (their preemptors take the GPUs), when a running job passes a LAS limit and
+     * when a queued job starts to starve, as long as some job waits.
+     */
+    @Override
+    public long nextTick(Decisions d) {
+        if (queue.size() == 0 || !queue.las().enabled()) {
+            return Long.MAX_VALUE;
+        }
+        long now = d.now();
+        if (preempted) {
+            return now + 1;
+        }
+        Las las = queue.las();
+        long next = Long.MAX_VALUE;
+        for (RunningJob r : running.values()) {
+            next = Math.min(next, las.nextLevelAt(r, now));
+        }
+        for (QueuedJob q : queue.jobs()) {
+            if (!las.starving(q, now)) {
+                double ranMillis = q.attainedGpuSeconds() / Math.max(0.001, q.gpuMilli() / 1000.0) * 1000;
+                next = Math.min(next, q.queuedSinceMillis()
+                        + (long) Math.max(las.starveAfterMillis(), las.starveFactor() * ranMillis));
+            }
+        }
+        return next == Long.MAX_VALUE ? next : Math.max(next, now + 1);
+    }
+
+    /** The job's entry in line: its next attempt's request, its place kept across requeues, its service so far. */
     private QueuedJob queued(SimJob j, long now) {
         PlacementRequest request = bridge.nextRequest(j);
         fgd.observe(request);
+        long since = j.attainedMillis() == 0 ? j.submitMillis() : now;
         return new QueuedJob(j.id(), j.trace().tenant(), PriorityClass.NORMAL, j.index(), request, 0,
-                j.submitMillis());
+                j.submitMillis(), j.attainedGpuSeconds(), since, true);
     }
 }

@@ -132,16 +132,31 @@ class SimulatorTest {
     }
 
     @Test
-    void production_is_the_services_queue_in_order_and_without_preemption_among_equals() {
-        // the Muri cluster. A: 0 s, 10 s, 64 GPUs; B: 1 s, 2 s, 8 GPUs. The service's queue places in line and
-        // NORMAL jobs do not preempt each other: A runs 0..10, B waits for it and runs 10..12
+    void production_with_las_off_is_the_services_queue_in_line_without_preemption_among_equals() {
+        // the Muri cluster. A: 0 s, 10 s, 64 GPUs; B: 1 s, 2 s, 8 GPUs. With LAS off the service's queue places
+        // in line and NORMAL jobs do not preempt each other: A runs 0..10, B waits for it and runs 10..12
         List<TraceJob> t = List.of(job("A", 0, 10, 64), job("B", 1, 2, 8));
-        Production p = new Production();
+        Production p = new Production(dev.gpucloud.scheduler.queue.Las.OFF);
         SimResult r = run(t, SimCluster.of(dev.gpucloud.scheduler.sim.cluster.MuriCluster.build(), h -> 0), p,
                 SimConfig.defaults());
         assertThat(jcts(r)).containsExactly(10, 11);
         assertThat(r.preemptions()).isZero();
         assertThat(p.bridge().placements()).isEqualTo(2);
+    }
+
+    @Test
+    void production_lets_a_new_job_take_the_gpus_of_a_well_served_one_by_least_attained_service() {
+        // the Muri cluster. A: 0 s, 2,000 s, 64 GPUs; B: 1,000 s, 2 s, 8 GPUs. At 1,000 s A has received 64,000
+        // GPU-s and run past the 600 s minimum: it yields (checkpoint, requeue), B runs right after (the pass
+        // that follows a preemption), and A resumes when B ends, with its service counted: A ~2,002 s, B ~2 s
+        List<TraceJob> t = List.of(job("A", 0, 2000, 64), job("B", 1000, 2, 8));
+        Production p = new Production();
+        SimResult r = run(t, SimCluster.of(dev.gpucloud.scheduler.sim.cluster.MuriCluster.build(), h -> 0), p,
+                SimConfig.defaults());
+        double[] jct = jcts(r);
+        assertThat(jct[0]).isCloseTo(2002, org.assertj.core.data.Offset.offset(0.01));
+        assertThat(jct[1]).isCloseTo(2, org.assertj.core.data.Offset.offset(0.01));
+        assertThat(r.preemptions()).isEqualTo(1);
     }
 
     @Test
@@ -152,7 +167,7 @@ class SimulatorTest {
         // do, B starts the moment A ends (100..110), so backfill never delays the head
         List<TraceJob> t = List.of(job("A", 0, 100, 48), job("B", 1, 10, 24), job("C", 2, 5, 8), job("D", 3, 5, 8));
         SimResult r = run(t, SimCluster.of(dev.gpucloud.scheduler.sim.cluster.MuriCluster.build(), h -> 0),
-                new Production(), SimConfig.defaults());
+                new Production(dev.gpucloud.scheduler.queue.Las.OFF), SimConfig.defaults());
         double[] jct = jcts(r);
         assertThat(jct[0]).isEqualTo(100);
         assertThat(jct[1]).as("B starts when A ends, never later").isEqualTo(109);
