@@ -530,6 +530,12 @@ public final class Fleet {
         return List.copyOf(byNode.getOrDefault(nodeId, List.of()));
     }
 
+    /** Whether any allocation is held on the host. */
+    public boolean holdsWork(String nodeId) {
+        List<Assignment> held = byNode.get(nodeId);
+        return held != null && !held.isEmpty();
+    }
+
     /** The dearest GPU-hour any host has offered (it never shrinks), for normalising price scores. */
     public long maxPricePerGpuMicros() {
         return maxPricePerGpu;

@@ -132,19 +132,29 @@ public final class HostLiveness {
         return deaf;
     }
 
-    /** Whether more than {@link #DEAF_SHARE} of a fleet of at least {@link #DEAF_MIN_HOSTS} is silent past the timeout. */
+    /**
+     * Whether more than {@link #DEAF_SHARE} of the hosts that count, at least {@link #DEAF_MIN_HOSTS} of them,
+     * are silent past the timeout. A host counts when this instance has heard it since it began to listen, or
+     * when it holds work: not an inventory record of a host long gone (a broker keeps every host it ever saw),
+     * which is silent forever and would make a scheduler on such a broker take itself for deaf and lose nothing
+     * when a host really dies. Hosts holding work count even unheard, so a broker down since the start is
+     * still deafness.
+     */
     boolean mostlySilent(Fleet fleet, long nowMillis) {
-        int hosts = fleet.size();
-        if (hosts < DEAF_MIN_HOSTS) {
-            return false;
-        }
+        int hosts = 0;
         int silent = 0;
         for (NodeState node : fleet.nodes()) {
+            long heard = node.lastHeardMillis();
+            boolean heardHere = heard != NodeState.NEVER && heard >= startedListeningMillis;
+            if (!heardHere && !fleet.holdsWork(node.id())) {
+                continue;
+            }
+            hosts++;
             if (nowMillis - silentSince(node) > lostAfterMillis) {
                 silent++;
             }
         }
-        return silent > hosts * DEAF_SHARE;
+        return hosts >= DEAF_MIN_HOSTS && silent > hosts * DEAF_SHARE;
     }
 
     /** Why an allocation on {@code node} is lost at {@code nowMillis}, or null while the host may still run it. */

@@ -225,4 +225,42 @@ class HostLivenessTest {
         assertThat(fleet.placementHeardMillis(fleet.node("gone0").orElseThrow())).as("a host long gone stays unheard")
                 .isEqualTo(10_000);
     }
+
+    @org.junit.jupiter.api.Test
+    void hostsLongGoneDoNotMakeTheSchedulerTakeItselfForDeaf() {
+        // a broker that keeps every host it ever saw: seven records of hosts long gone (last heard at 10 s, before
+        // the scheduler began to listen at 50 s) and four live hosts; live0 holds work and dies after 120 s
+        Fleet fleet = new Fleet();
+        for (int i = 0; i < 7; i++) {
+            fleet.upsert(Fixtures.mkHost("gone" + i, "A100", 8), 10_000L);
+        }
+        for (int i = 0; i < 4; i++) {
+            fleet.upsert(Fixtures.mkHost("live" + i, "A100", 8), 120_000L);
+        }
+        fleet.reserve(Assignment.whole("a0", "j0", "t", 0, "live0", List.of(0), 0, 0));
+        HostLiveness liveness = new HostLiveness(TIMEOUT, 50_000);
+        for (int i = 1; i < 4; i++) {
+            fleet.heard("live" + i, 185_000L);
+        }
+        // 8 of 11 records are silent, but only 1 of the 4 hosts that count: a death, not deafness
+        assertThat(liveness.lost(fleet, 190_000L, Set.of())).containsKey("a0");
+        assertThat(liveness.deaf()).isFalse();
+    }
+
+    @org.junit.jupiter.api.Test
+    void hostsHoldingWorkCountEvenUnheardSoABrokerDownSinceTheStartIsDeafness() {
+        // the scheduler restarts at 50 s with four busy hosts known from inventory records of 10 s, and hears
+        // nothing at all (the broker is down): past the timeout all four are silent, which is deafness
+        Fleet fleet = new Fleet();
+        for (int i = 0; i < 4; i++) {
+            fleet.upsert(Fixtures.mkHost("h" + i, "A100", 8), 10_000L);
+            fleet.reserve(Assignment.whole("a" + i, "j" + i, "t", 0, "h" + i, List.of(0), 0, 0));
+        }
+        for (int i = 0; i < 5; i++) {
+            fleet.upsert(Fixtures.mkHost("idle" + i, "A100", 8), 10_000L); // idle and unheard: they do not count
+        }
+        HostLiveness liveness = new HostLiveness(TIMEOUT, 50_000);
+        assertThat(liveness.lost(fleet, 111_000L, Set.of())).isEmpty();
+        assertThat(liveness.deaf()).isTrue();
+    }
 }
