@@ -295,15 +295,7 @@ public final class SchedulingPass {
      */
     long countShadow(Fleet fleet, QueuedJob head, Collection<RunningJob> running, long nowMillis) {
         PlacementRequest r = head.request();
-        long free = 0;
-        for (NodeState n : fleet.nodes()) {
-            for (int i = 0; i < n.gpuCount(); i++) {
-                GpuState g = n.gpu(i);
-                if (r.models().isEmpty() || r.models().contains(g.model())) {
-                    free += g.freeMilli();
-                }
-            }
-        }
+        long free = freeMilli(fleet, r);
         long need = head.gpuMilli();
         if (free >= need) {
             return nowMillis;
@@ -317,6 +309,20 @@ public final class SchedulingPass {
             }
         }
         return Long.MAX_VALUE;
+    }
+
+    /** Free GPU milli now on GPUs of the models the request accepts. */
+    private static long freeMilli(Fleet fleet, PlacementRequest r) {
+        long free = 0;
+        for (NodeState n : fleet.nodes()) {
+            for (int i = 0; i < n.gpuCount(); i++) {
+                GpuState g = n.gpu(i);
+                if (r.models().isEmpty() || r.models().contains(g.model())) {
+                    free += g.freeMilli();
+                }
+            }
+        }
+        return free;
     }
 
     /**
@@ -528,15 +534,33 @@ public final class SchedulingPass {
 
     /** Lifts candidates in order until {@code job} fits, then keeps only those needed; empty if it never fits. */
     private List<RunningJob> chooseVictims(Fleet fleet, QueuedJob job, List<RunningJob> candidates, long nowMillis) {
+        // GPU milli counts bound from below what must be free before the framework is worth asking (not for
+        // MIG slices, whose room milli does not measure): a job that all candidates together cannot make room
+        // for costs no framework call, and one that can costs calls only once enough is lifted
+        boolean counted = job.request().kind() != PlacementRequest.Kind.MIG;
+        long need = job.gpuMilli();
+        long room = counted ? freeMilli(fleet, job.request()) : 0;
+        if (counted) {
+            long all = room;
+            for (RunningJob victim : candidates) {
+                all += usable(fleet, job.request(), victim);
+            }
+            if (all < need) {
+                return List.of();
+            }
+        }
         List<Assignment> lifted = new ArrayList<>();
         List<RunningJob> chosen = new ArrayList<>();
         try {
             for (RunningJob victim : candidates) {
+                if (counted) {
+                    room += usable(fleet, job.request(), victim);
+                }
                 for (String id : victim.allocationIds()) {
                     fleet.unreserve(id).ifPresent(lifted::add);
                 }
                 chosen.add(victim);
-                if (framework.explain(fleet, job.request(), nowMillis).isPlaced()) {
+                if ((!counted || room >= need) && framework.explain(fleet, job.request(), nowMillis).isPlaced()) {
                     return minimal(fleet, job, chosen, lifted, nowMillis);
                 }
             }
