@@ -65,13 +65,24 @@ public record Las(double firstLimitGpuSeconds, double factor, int levels, long m
 
     /** Whether a queued job has waited past its starvation limit. */
     public boolean starving(QueuedJob job, long nowMillis) {
+        return nowMillis >= starvesAtMillis(job);
+    }
+
+    /**
+     * When a queued job starts to starve (epoch ms): max(starveAfter, starveFactor x its run time so far)
+     * after it last queued; Long.MAX_VALUE when off.
+     */
+    public long starvesAtMillis(QueuedJob job) {
         if (!enabled() || starveAfterMillis == Long.MAX_VALUE) {
-            return false;
+            return Long.MAX_VALUE;
         }
         double gpus = Math.max(0.001, job.gpuMilli() / 1000.0);
         double ranMillis = job.attainedGpuSeconds() / gpus * 1000;
-        long waited = nowMillis - job.queuedSinceMillis();
-        return waited >= Math.max(starveAfterMillis, starveFactor * ranMillis);
+        double wait = Math.max(starveAfterMillis, starveFactor * ranMillis);
+        // whole milliseconds before adding: an epoch time plus a fraction loses the fraction in a double
+        long whole = wait >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) Math.ceil(wait);
+        long since = job.queuedSinceMillis();
+        return since > 0 && whole > Long.MAX_VALUE - since ? Long.MAX_VALUE : since + whole;
     }
 
     /** A running job's level now, counting the service of its current attempt. */

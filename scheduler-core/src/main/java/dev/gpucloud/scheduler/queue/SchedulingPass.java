@@ -94,7 +94,6 @@ public final class SchedulingPass {
         Set<String> taken = new java.util.HashSet<>(stopping); // victims chosen in this pass, or before it
         java.util.Map<List<Object>, Decision> misses = new java.util.HashMap<>();
         java.util.Map<List<Object>, Integer> noVictims = new java.util.HashMap<>();
-        int preemptors = 0;
         for (QueuedJob job : queue.order(nowMillis)) {
             if (head == null) {
                 Decision d = place(fleet, job, nowMillis, misses);
@@ -113,18 +112,10 @@ public final class SchedulingPass {
                 if (!preempting.contains(job.jobId())) {
                     List<RunningJob> victims = victims(fleet, job, running, taken, nowMillis);
                     if (!victims.isEmpty()) {
-                        result.preempt(job, victims);
-                        victims.forEach(v -> taken.add(v.jobId()));
-                        preemptors++;
+                        preempt(result, job, victims, taken);
                         reason = "preempting " + victims.size() + " lower-priority job(s), which checkpoint first";
-                    } else if (las.enabled()) {
-                        victims = lasVictims(fleet, job, running, taken, las, nowMillis, noVictims);
-                        if (!victims.isEmpty()) {
-                            result.preempt(job, victims);
-                            victims.forEach(v -> taken.add(v.jobId()));
-                            preemptors++;
-                            reason = yieldReason(victims);
-                        }
+                    } else {
+                        reason = yieldWithin(fleet, job, running, las, nowMillis, result, taken, noVictims, reason);
                     }
                 } else {
                     reason = "waiting for preempted jobs to checkpoint and stop";
@@ -146,16 +137,10 @@ public final class SchedulingPass {
                     continue;
                 }
                 String reason = d.summary();
-                if (las.enabled() && preemptors < MAX_PREEMPTORS && !preempting.contains(job.jobId())) {
-                    List<RunningJob> victims = lasVictims(fleet, job, running, taken, las, nowMillis, noVictims);
-                    if (!victims.isEmpty()) {
-                        result.preempt(job, victims);
-                        victims.forEach(v -> taken.add(v.jobId()));
-                        preemptors++;
-                        reason = yieldReason(victims);
-                    }
-                } else if (preempting.contains(job.jobId())) {
+                if (preempting.contains(job.jobId())) {
                     reason = "waiting for preempted jobs to checkpoint and stop";
+                } else if (result.preemptions().size() < MAX_PREEMPTORS) {
+                    reason = yieldWithin(fleet, job, running, las, nowMillis, result, taken, noVictims, reason);
                 }
                 result.waiting(job, reason);
                 continue;
@@ -455,7 +440,26 @@ public final class SchedulingPass {
     /** At most this many running jobs are tried as one preemptor's victims (most served first). */
     static final int MAX_CANDIDATES = 64;
 
-    private static String yieldReason(List<RunningJob> victims) {
+    /** Records a preemption, its victims taken from now on in this pass. */
+    private static void preempt(PassResult result, QueuedJob job, List<RunningJob> victims, Set<String> taken) {
+        result.preempt(job, victims);
+        victims.forEach(v -> taken.add(v.jobId()));
+    }
+
+    /**
+     * Lets a job that does not fit take GPUs from more-served jobs of its class ({@link Las}), when there are
+     * such victims; returns the reason it waits: the yielding under way, or {@code reason} as it was.
+     */
+    private String yieldWithin(Fleet fleet, QueuedJob job, Collection<RunningJob> running, Las las, long nowMillis,
+            PassResult result, Set<String> taken, java.util.Map<List<Object>, Integer> noVictims, String reason) {
+        if (!las.enabled()) {
+            return reason;
+        }
+        List<RunningJob> victims = lasVictims(fleet, job, running, taken, las, nowMillis, noVictims);
+        if (victims.isEmpty()) {
+            return reason;
+        }
+        preempt(result, job, victims, taken);
         return "preempting " + victims.size() + " job(s) of its class that received more GPU service (least"
                 + " attained service first), which checkpoint first";
     }
