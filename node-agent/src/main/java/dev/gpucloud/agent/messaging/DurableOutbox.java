@@ -1,6 +1,7 @@
 package dev.gpucloud.agent.messaging;
 
 import dev.gpucloud.agent.config.AgentConfig;
+import dev.gpucloud.agent.spool.LatestSender;
 import dev.gpucloud.agent.spool.SheddingQueue;
 import dev.gpucloud.agent.spool.Spool;
 import dev.gpucloud.agent.spool.SpoolSender;
@@ -17,7 +18,6 @@ import jakarta.inject.Inject;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.OnOverflow;
@@ -47,7 +47,7 @@ public class DurableOutbox {
 
     private SpoolSender sender;
     private SheddingQueue<ProducerRecord<String, byte[]>> telemetry;
-    private final AtomicInteger telemetryInFlight = new AtomicInteger();
+    private LatestSender<ProducerRecord<String, byte[]>> telemetrySender;
 
     /** Opens the spool and starts sending what an earlier run left in it. */
     void onStart(@Observes StartupEvent event) {
@@ -64,6 +64,9 @@ public class DurableOutbox {
         sender = new SpoolSender(spool, r -> emitter.send(SpoolRecords.producerRecord(r)).subscribeAsCompletionStage(),
                 settings.batch(), Duration.ofMinutes(3), Duration.ofSeconds(10), LOG::warn);
         telemetry = new SheddingQueue<>(settings.telemetryQueue(), ProducerRecord::key); // a host's latest sample
+        telemetrySender = new LatestSender<>(telemetry, settings.telemetryInFlight(),
+                r -> emitter.send(r).subscribeAsCompletionStage(),
+                f -> LOG.debugf("a telemetry sample was not sent: %s", f.getMessage()));
         LOG.infof("spooling usage and allocation events in %s (fsync %s)", dir, settings.fsync());
         sender.start();
         Gauge.builder("gpucloud_agent_spool_pending", sender, SpoolSender::pending)
@@ -109,20 +112,7 @@ public class DurableOutbox {
     /** Queues one telemetry record, shedding the oldest if the queue is full, and sends what it may. */
     public void telemetry(ProducerRecord<String, byte[]> record) {
         open();
-        telemetry.offer(record);
-        int limit = config.spool().telemetryInFlight();
-        while (telemetryInFlight.get() < limit) {
-            List<ProducerRecord<String, byte[]>> next = telemetry.poll(1);
-            if (next.isEmpty()) {
-                return;
-            }
-            telemetryInFlight.incrementAndGet();
-            ProducerRecord<String, byte[]> r = next.get(0);
-            emitter.send(r).subscribe().with(ok -> telemetryInFlight.decrementAndGet(), e -> {
-                telemetryInFlight.decrementAndGet();
-                LOG.debugf("telemetry of %s not sent: %s", r.key(), e.getMessage());
-            });
-        }
+        telemetrySender.offer(record);
     }
 
     /** Telemetry samples shed so far. */

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -700,7 +701,8 @@ public final class PlacementFramework {
             }
         }
         boolean anyOfModel = false;
-        for (NodeState node : fleet.nodes()) {
+        for (Iterator<NodeState> it = fleet.nodes().iterator(); it.hasNext() && !anyOfModel; ) {
+            NodeState node = it.next();
             for (int i = 0; i < node.gpuCount() && !anyOfModel; i++) {
                 anyOfModel = r.models().isEmpty() || r.models().contains(node.gpu(i).model());
             }
@@ -716,8 +718,9 @@ public final class PlacementFramework {
             if (fit > 0) {
                 sawFit = true;
                 anywhere += fit;
-                if (node.fabric() != null) {
-                    byFabric.merge(node.fabric(), fit, Integer::sum);
+                int inFabric = node.fabric() == null ? 0 : byFabric.merge(node.fabric(), fit, Integer::sum);
+                if (r.multiHostRdma() ? inFabric >= r.workers() : anywhere >= r.workers()) {
+                    return Status.SUCCESS; // enough seen: the rest of the fleet cannot change the answer
                 }
             }
         }

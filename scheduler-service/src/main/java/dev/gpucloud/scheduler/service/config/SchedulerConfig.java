@@ -60,6 +60,15 @@ public interface SchedulerConfig {
     @WithDefault("10s")
     Duration rescheduleInterval();
 
+    /**
+     * How often a turn sweeps the fleet (hosts silent past their timeout, what agents report against what the
+     * scheduler holds, checkpoint deadlines) before its pass: each sweep visits every host, so at thousands of
+     * hosts and hundreds of passes a second it runs on this clock rather than on every pass. Every timeout it
+     * serves is tens of seconds; a turn is queued when a sweep falls due even if nothing else asks for one.
+     */
+    @WithDefault("1s")
+    Duration sweepInterval();
+
     /** A host with no telemetry for this long takes no new work (its agent may be gone). */
     @WithDefault("45s")
     Duration hostTimeout();

@@ -116,6 +116,11 @@ public class SchedulerEngine {
         memory.liveness.listeningSince(System.currentTimeMillis());
         vertx.setPeriodic(config.outboxRetryInterval().toMillis(), id -> txs.publishOutbox());
         vertx.setPeriodic(config.rescheduleInterval().toMillis(), id -> scheduleSoon().subscribe().with(v -> { }));
+        vertx.setPeriodic(config.sweepInterval().toMillis(), id -> {
+            if (turn.sweepDue(System.currentTimeMillis())) {
+                scheduleSoon().subscribe().with(v -> { });
+            }
+        });
     }
 
     // ---------------------------------------------------------------- leadership

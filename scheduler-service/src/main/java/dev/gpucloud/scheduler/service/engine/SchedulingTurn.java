@@ -48,6 +48,8 @@ final class SchedulingTurn {
     private final AllocationEvents allocationEvents;
     /** Whether the last turn placed through deafness, so its start and end are each logged once. */
     private boolean bridging;
+    /** When the last sweep of the fleet ran ({@link #sweepDue}), 0 before the first; written in turns only. */
+    private volatile long lastSweepMillis;
 
     SchedulingTurn(Transactions txs, Memory memory, SchedulingPass pass, JobRows rows, SchedulerConfig config,
             AllocationEvents allocationEvents) {
@@ -60,13 +62,17 @@ final class SchedulingTurn {
     }
 
     /**
-     * One scheduling pass: lost hosts and overdue checkpoints first, then the queue. What the pass
-     * reserved is persisted in one transaction (allocations, START and CHECKPOINT commands, events,
-     * reasons); if that fails, the reservations are undone and the jobs go back in line.
+     * One scheduling pass: lost hosts and overdue checkpoints first (when a sweep is due), then the queue.
+     * What the pass reserved is persisted in one transaction (allocations, START and CHECKPOINT commands,
+     * events, reasons); if that fails, the reservations are undone and the jobs go back in line.
      */
     Uni<Void> run() {
         memory.takeInWhatHostsSaid();
         long now = System.currentTimeMillis();
+        if (!sweepDue(now)) {
+            return runPass(now);
+        }
+        lastSweepMillis = now;
         bridgeDeafness(now);
         AllocationReconciler.Plan plan = reconcile(now);
         Map<String, String> lost = lostForSilence(now);
@@ -80,6 +86,15 @@ final class SchedulingTurn {
                         .call(() -> Transactions.inTurn(overdue, jobId -> stopOverdue(w, jobId, now))))
                 .invoke(() -> txs.committed(sweep))
                 .chain(() -> runPass(now));
+    }
+
+    /**
+     * Whether this turn sweeps the fleet: every {@code sweep-interval}. A sweep visits every host and every
+     * host's report, so it does not run on each of the hundreds of passes a second a busy scheduler makes;
+     * what it looks for (silence, reports that disagree, checkpoint deadlines) is measured in tens of seconds.
+     */
+    boolean sweepDue(long nowMillis) {
+        return nowMillis - lastSweepMillis >= config.sweepInterval().toMillis();
     }
 
     /**
