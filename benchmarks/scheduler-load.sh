@@ -15,7 +15,8 @@
 # then runs dev.gpucloud.bench.SchedulerLoad from benchmarks/target/benchmarks.jar and prints the
 # figures. Everything it started is stopped by pid on exit.
 #
-# Settings (environment): BENCH_SECONDS (60), BENCH_WARMUP (10), BENCH_RATE (1000, the fixed-rate
+# Settings (environment): BENCH_SECONDS (60), BENCH_WARMUP (60: on 2 cores the JVMs compile for a minute
+# or more, and the window should measure the steady state, not the JIT), BENCH_RATE (1000, the fixed-rate
 # phase), BENCH_RATE_SECONDS (30), BENCH_CHANNELS (4), BENCH_INFLIGHT (64), BENCH_RUN_SECONDS (1,
 # each job's simulated 'sleep'), BENCH_HOSTS (1000), BENCH_SCHEDULER_PORT (18181),
 # BENCH_AGENT_PORT (18184), BENCH_KAFKA_PORT (18192), BENCH_KAFKA_CONTROLLER_PORT (18193),
@@ -127,8 +128,15 @@ for svc in "scheduler $SCHEDULER_PORT" "agent $AGENT_PORT"; do
   say "  $1 ready (${i} s)"
 done
 
+# CPU per job, from /proc: the scheduler, the agent, the broker (when the benchmark runs its own) and
+# every postgres process (the database may serve others too: a busy machine shows there first)
+CPU="scheduler=${PIDS[0]},agent=${PIDS[1]},postgres=@postgres"
+if [ "${BENCH_KAFKA:-private}" != shared ] && [ -f "$RUN/kafka/kafka.pid" ]; then
+  CPU="$CPU,broker=$(cat "$RUN/kafka/kafka.pid")"
+fi
+
 drive() {
-  java -Xmx1g -cp "$BENCH_JAR" dev.gpucloud.bench.SchedulerLoad --target "localhost:$SCHEDULER_PORT" \
+  java -Xmx1g -cp "$BENCH_JAR" dev.gpucloud.bench.SchedulerLoad --target "localhost:$SCHEDULER_PORT" --cpu "$CPU" \
     --bootstrap "$BOOTSTRAP" --node-prefix "b$ID-" --channels "${BENCH_CHANNELS:-4}" \
     --inflight "${BENCH_INFLIGHT:-64}" --run-seconds "${BENCH_RUN_SECONDS:-1}" --drain "${BENCH_DRAIN:-30}" "$@"
 }
@@ -142,11 +150,11 @@ for phase in $PHASES; do
   first=0
   case "$phase" in
     max) drive "${wait_hosts[@]}" --label max --tenant "bench-max-$ID" --rate 0 \
-           --seconds "${BENCH_SECONDS:-60}" --warmup "${BENCH_WARMUP:-10}" ;;
+           --seconds "${BENCH_SECONDS:-60}" --warmup "${BENCH_WARMUP:-60}" ;;
     rate|rate:*)
       rate="${BENCH_RATE:-1000}"; [ "$phase" = rate ] || rate="${phase#rate:}"
       drive "${wait_hosts[@]}" --label "rate-$rate" --tenant "bench-rate$rate-$ID" \
-           --rate "$rate" --seconds "${BENCH_RATE_SECONDS:-30}" --warmup "${BENCH_WARMUP:-10}" ;;
+           --rate "$rate" --seconds "${BENCH_RATE_SECONDS:-30}" --warmup "${BENCH_WARMUP:-60}" ;;
     *) die "unknown phase '$phase' (max, rate, rate:N)" ;;
   esac
   say "load average after $phase: $(cut -d' ' -f1-3 /proc/loadavg)"

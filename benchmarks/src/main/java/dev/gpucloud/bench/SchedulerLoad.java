@@ -9,6 +9,7 @@ import dev.gpucloud.contracts.grpc.v1.ClusterServiceGrpc;
 import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
 import dev.gpucloud.contracts.grpc.v1.JobSpec;
 import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
+import dev.gpucloud.contracts.paging.NodePages;
 import dev.gpucloud.contracts.grpc.v1.Node;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
@@ -63,7 +64,7 @@ public final class SchedulerLoad {
 
     record Options(List<String> targets, String bootstrap, String tenant, String nodePrefix, int waitHosts,
             double rate, int seconds, int warmup, int drain, int channels, int inflight, int gpus,
-            int runSeconds, String label, double failoverTimeout) {
+            int runSeconds, String label, double failoverTimeout, ProcessCpu cpu) {
 
         static Options parse(String[] args) {
             Map<String, String> m = new HashMap<>();
@@ -98,10 +99,11 @@ public final class SchedulerLoad {
                     integer(m, "gpus", 1),
                     integer(m, "run-seconds", 1),
                     m.getOrDefault("label", "run"),
-                    number(m, "failover-timeout", LeaderFailover.DEFAULT_TIMEOUT.toSeconds()));
+                    number(m, "failover-timeout", LeaderFailover.DEFAULT_TIMEOUT.toSeconds()),
+                    cpu(m.getOrDefault("cpu", "")));
             m.keySet().removeAll(List.of("target", "bootstrap", "tenant", "node-prefix", "wait-hosts", "rate",
                     "seconds", "warmup", "drain", "channels", "inflight", "gpus", "run-seconds", "label",
-                    "failover-timeout"));
+                    "failover-timeout", "cpu"));
             if (!m.isEmpty()) {
                 usage("unknown option(s) " + m.keySet());
             }
@@ -135,6 +137,15 @@ public final class SchedulerLoad {
             }
         }
 
+        private static ProcessCpu cpu(String spec) {
+            try {
+                return ProcessCpu.parse(spec);
+            } catch (IllegalArgumentException e) {
+                usage("--cpu: " + e.getMessage());
+                return null;
+            }
+        }
+
         private static void usage(String error) {
             if (error != null) {
                 System.err.println("error: " + error);
@@ -144,7 +155,8 @@ public final class SchedulerLoad {
                              [--rate JOBS_PER_S (0: as fast as --inflight allows)] [--seconds N] [--warmup N]
                              [--drain N] [--channels N] [--inflight N] [--gpus N] [--run-seconds N]
                              [--node-prefix P --wait-hosts N] [--label L]
-                             [--failover-timeout SECONDS (30: how long one submission may retry on UNAVAILABLE)]""");
+                             [--failover-timeout SECONDS (30: how long one submission may retry on UNAVAILABLE)]
+                             [--cpu name=pid[+pid..],name=@command,.. (CPU per job of these processes in the window)]""");
             System.exit(error == null ? 0 : 2);
         }
     }
@@ -179,6 +191,10 @@ public final class SchedulerLoad {
         return t;
     });
     private volatile boolean consuming = true;
+    /** CPU used so far by the processes --cpu names, at the window's start and end (null: not read yet). */
+    private volatile Map<String, ProcessCpu.Reading> cpuAtStart;
+    private volatile Map<String, ProcessCpu.Reading> cpuAtEnd;
+
     /** When submitting began (System.nanoTime); the measurement window opens --warmup seconds later. */
     private long start;
 
@@ -229,12 +245,13 @@ public final class SchedulerLoad {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
         int seen = 0;
         int asked = 0;
+        String lastFailure = null;
         while (System.nanoTime() < deadline) {
             String address = o.targets.get(asked++ % o.targets.size());
             var cluster = ClusterServiceGrpc.newBlockingStub(channelsTo(address).get(0));
             try {
-                List<Node> nodes = cluster.withDeadlineAfter(20, TimeUnit.SECONDS)
-                        .listNodes(ListNodesRequest.getDefaultInstance()).getNodesList();
+                List<Node> nodes = NodePages.all(ListNodesRequest.getDefaultInstance(),
+                        page -> cluster.withDeadlineAfter(20, TimeUnit.SECONDS).listNodes(page));
                 seen = (int) nodes.stream().filter(n -> n.getNodeId().startsWith(o.nodePrefix) && n.getHealthy()).count();
                 if (seen >= o.waitHosts) {
                     System.out.printf(Locale.ROOT, "fleet: %d healthy hosts with prefix '%s' known to the scheduler%n",
@@ -242,12 +259,13 @@ public final class SchedulerLoad {
                     return;
                 }
             } catch (RuntimeException e) {
-                // the scheduler may still be starting
+                lastFailure = e.toString(); // the scheduler may still be starting
             }
             Thread.sleep(1000);
         }
         System.out.printf(Locale.ROOT, "fleet: only %d of %d hosts with prefix '%s' were healthy after 5 minutes;"
-                + " running on those%n", seen, o.waitHosts, o.nodePrefix);
+                + " running on those%s%n", seen, o.waitHosts, o.nodePrefix,
+                lastFailure == null ? "" : " (the last ListNodes failed: " + lastFailure + ")");
     }
 
     private KafkaConsumer<String, byte[]> consumerAtEnd() {
@@ -312,6 +330,8 @@ public final class SchedulerLoad {
         long intervalNanos = o.rate > 0 ? (long) (1e9 / o.rate) : 0;
         long next = start;
         long n = 0;
+        retryTimer.schedule(() -> cpuAtStart = o.cpu.read(), o.warmup, TimeUnit.SECONDS);
+        retryTimer.schedule(() -> cpuAtEnd = o.cpu.read(), o.warmup + o.seconds, TimeUnit.SECONDS);
         System.out.printf(Locale.ROOT, "%s: tenant %s, %s for %d s (+%d s warm-up), %d channel(s), %d in flight at most,"
                         + " %d-GPU jobs of 'sleep %d', scheduler %s%n", o.label, o.tenant,
                 o.rate > 0 ? String.format(Locale.ROOT, "offering %.0f jobs/s", o.rate) : "as fast as possible",
@@ -470,6 +490,10 @@ public final class SchedulerLoad {
         System.out.printf(Locale.ROOT, "%s: totals: %d sent, %d accepted, %d rejected %s, %d SCHEDULED seen,"
                         + " %d accepted but not seen SCHEDULED by the end%n", o.label, all.size(), acceptedTotal,
                 rejected.get(), rejections, scheduledTotal, acceptedTotal - scheduledTotal);
+        if (cpuAtStart != null && cpuAtEnd != null) {
+            System.out.printf(Locale.ROOT, "%s: CPU per SCHEDULED job in the window: %s%n", o.label,
+                    ProcessCpu.perJob(cpuAtStart, cpuAtEnd, secs, scheduledInWindow));
+        }
         System.out.printf(Locale.ROOT, "%s: failover: %d retries on UNAVAILABLE (%d submissions retried, each with its"
                         + " first client_request_id), submitting to %s at the end%n", o.label, retries.get(),
                 retriedSubmissions.get(), leader.get());

@@ -18,6 +18,7 @@ import dev.gpucloud.contracts.grpc.v1.JobState;
 import dev.gpucloud.contracts.grpc.v1.ListJobsRequest;
 import dev.gpucloud.contracts.grpc.v1.ListJobsResponse;
 import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
+import dev.gpucloud.contracts.paging.NodePages;
 import dev.gpucloud.contracts.grpc.v1.Node;
 import dev.gpucloud.contracts.grpc.v1.PriorityClass;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
@@ -351,8 +352,8 @@ public class GpucloudCli {
     static class Nodes extends Base {
         @Override
         Integer run(LeaderFailover scheduler) {
-            List<Node> nodes = scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch)
-                    .listNodes(ListNodesRequest.getDefaultInstance())).getNodesList();
+            List<Node> nodes = NodePages.all(ListNodesRequest.getDefaultInstance(),
+                    page -> scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch).listNodes(page)));
             out().printf("%-18s %-14s %-10s %-6s %-5s %s%n", "NODE", "INSTANCE", "CAPACITY", "FABRIC", "FREE", "GPUS");
             for (Node node : nodes) {
                 long free = node.getGpusList().stream().filter(g -> !g.getAllocated()).count();

@@ -13,6 +13,7 @@ import dev.gpucloud.contracts.grpc.v1.Job;
 import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
 import dev.gpucloud.contracts.grpc.v1.JobSpec;
 import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
+import dev.gpucloud.contracts.paging.NodePages;
 import dev.gpucloud.contracts.grpc.v1.Node;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
@@ -744,8 +745,9 @@ class SchedulerKillIT {
             }
         }
         Map<String, String> inMemory = new TreeMap<>();
-        for (Node node : ClusterServiceGrpc.newBlockingStub(channels[preferred]).withDeadlineAfter(20, TimeUnit.SECONDS)
-                .listNodes(ListNodesRequest.getDefaultInstance()).getNodesList()) {
+        var stub = ClusterServiceGrpc.newBlockingStub(channels[preferred]);
+        for (Node node : NodePages.all(ListNodesRequest.getDefaultInstance(),
+                page -> stub.withDeadlineAfter(20, TimeUnit.SECONDS).listNodes(page))) {
             if (!node.getNodeId().startsWith(NODE_PREFIX + "-")) {
                 continue;
             }
@@ -1205,9 +1207,9 @@ class SchedulerKillIT {
         var cluster = ClusterServiceGrpc.newBlockingStub(channels[preferred]);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline) {
-            long known = cluster.withDeadlineAfter(10, TimeUnit.SECONDS).listNodes(ListNodesRequest.getDefaultInstance())
-                    .getNodesList().stream().filter(n -> n.getNodeId().startsWith(NODE_PREFIX + "-") && n.getHealthy())
-                    .count();
+            long known = NodePages.all(ListNodesRequest.getDefaultInstance(),
+                            page -> cluster.withDeadlineAfter(10, TimeUnit.SECONDS).listNodes(page))
+                    .stream().filter(n -> n.getNodeId().startsWith(NODE_PREFIX + "-") && n.getHealthy()).count();
             if (known >= HOSTS + MIG_HOSTS + 1) { // the probes' H100 too
                 return;
             }

@@ -25,10 +25,13 @@ import dev.gpucloud.contracts.grpc.v1.JobState;
 import dev.gpucloud.contracts.grpc.v1.ListJobsRequest;
 import dev.gpucloud.contracts.grpc.v1.ListJobsResponse;
 import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
+import dev.gpucloud.contracts.grpc.v1.ListNodesResponse;
+import dev.gpucloud.contracts.grpc.v1.Node;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
 import dev.gpucloud.contracts.grpc.v1.WatchJobRequest;
 import dev.gpucloud.contracts.kafka.EventRecords;
+import dev.gpucloud.contracts.paging.NodePages;
 import dev.gpucloud.testsupport.KafkaTestResource;
 import dev.gpucloud.testsupport.PostgresTestResource;
 import dev.gpucloud.testsupport.RawRecords;
@@ -188,6 +191,36 @@ class JobServiceTest {
         assertThat(first.getDuplicate()).isFalse();
         assertThat(second.getDuplicate()).isTrue();
         assertThat(second.getJob().getJobId()).isEqualTo(first.getJob().getJobId());
+    }
+
+    @Test
+    void hosts_are_listed_a_page_at_a_time_in_node_order() {
+        for (String n : List.of("c", "a", "b")) {
+            String nodeId = "node-page-" + n + "-" + model;
+            kafka.send(EventRecords.record(Topics.GPU_INVENTORY, nodeId, host(nodeId, 1), "test"));
+        }
+        var cluster = ClusterServiceGrpc.newBlockingStub(channel);
+        ListNodesRequest first = ListNodesRequest.newBuilder().setGpuModel(model).setPageSize(2).build();
+        await().atMost(Duration.ofSeconds(20)).until(() -> NodePages.all(first, cluster::listNodes).size() == 3);
+
+        ListNodesResponse page1 = cluster.listNodes(first);
+        assertThat(page1.getNodesList()).extracting(Node::getNodeId)
+                .containsExactly("node-page-a-" + model, "node-page-b-" + model);
+        assertThat(page1.getNextPageToken()).isNotEmpty();
+        ListNodesResponse page2 = cluster.listNodes(first.toBuilder().setPageToken(page1.getNextPageToken()).build());
+        assertThat(page2.getNodesList()).extracting(Node::getNodeId).containsExactly("node-page-c-" + model);
+        assertThat(page2.getNextPageToken()).isEmpty();
+
+        assertThatThrownBy(() -> cluster.listNodes(first.toBuilder().setPageToken("not-a-token").build()))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                    assertThat(e.getStatus().getDescription()).contains("page_token");
+                });
+        assertThatThrownBy(() -> cluster.listNodes(first.toBuilder().setPageSize(501).build()))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                    assertThat(e.getStatus().getDescription()).contains("page_size").contains("501");
+                });
     }
 
     @Test

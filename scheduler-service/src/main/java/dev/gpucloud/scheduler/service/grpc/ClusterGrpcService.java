@@ -12,6 +12,11 @@ import dev.gpucloud.scheduler.service.engine.ClusterSnapshot.GpuView;
 import dev.gpucloud.scheduler.service.engine.ClusterSnapshot.NodeView;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import io.grpc.stub.StreamObserver;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -24,27 +29,76 @@ public class ClusterGrpcService extends ClusterServiceGrpc.ClusterServiceImplBas
         this.engine = engine;
     }
 
+    /** The most hosts one ListNodes page holds, and what a request with no page size gets. */
+    static final int NODE_PAGE_MAX = 500;
+    private static final String NODE_TOKEN_PREFIX = "node:";
+
     @Override
     public void listNodes(ListNodesRequest request, StreamObserver<ListNodesResponse> response) {
+        String after;
+        int size;
         try {
             dev.gpucloud.contracts.limits.Check.optionalText(request.getGpuModel(),
                     dev.gpucloud.contracts.limits.Limits.GPU_MODEL, "gpu_model");
+            size = request.getPageSize() == 0 ? NODE_PAGE_MAX : request.getPageSize();
+            if (size < 0 || size > NODE_PAGE_MAX) {
+                throw GrpcErrors.invalid("field 'page_size' must be within 0.." + NODE_PAGE_MAX + ", was "
+                        + Integer.toUnsignedString(request.getPageSize()));
+            }
+            after = afterNode(request.getPageToken());
         } catch (IllegalArgumentException e) {
             response.onError(GrpcErrors.toStatus(e));
+            return;
+        } catch (io.grpc.StatusRuntimeException e) {
+            response.onError(e);
             return;
         }
         engine.cluster().subscribe().with(snapshot -> {
             ListNodesResponse.Builder b = ListNodesResponse.newBuilder();
-            for (NodeView node : snapshot.nodes()) {
+            List<NodeView> nodes = new ArrayList<>(snapshot.nodes());
+            nodes.sort(Comparator.comparing(NodeView::nodeId));
+            String last = null;
+            for (NodeView node : nodes) {
+                if (after != null && node.nodeId().compareTo(after) <= 0) {
+                    continue;
+                }
                 boolean wanted = request.getGpuModel().isEmpty()
                         || node.gpus().stream().anyMatch(g -> g.model().equals(request.getGpuModel()));
-                if (wanted) {
-                    b.addNodes(node(node));
+                if (!wanted) {
+                    continue;
                 }
+                if (b.getNodesCount() == size) {
+                    b.setNextPageToken(nodeToken(last)); // one more wanted host: there is a next page
+                    break;
+                }
+                b.addNodes(node(node));
+                last = node.nodeId();
             }
             response.onNext(b.build());
             response.onCompleted();
         }, f -> response.onError(GrpcErrors.toStatus(f)));
+    }
+
+    /** A page token: the last node id of the page (node ids are not secret, so it is encoded, not signed). */
+    static String nodeToken(String lastNodeId) {
+        return Base64.getUrlEncoder().withoutPadding()
+                .encodeToString((NODE_TOKEN_PREFIX + lastNodeId).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The node id a page token starts after; null for none; INVALID_ARGUMENT for a token this service did not issue. */
+    static String afterNode(String token) {
+        if (token.isEmpty()) {
+            return null;
+        }
+        try {
+            String s = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
+            if (s.startsWith(NODE_TOKEN_PREFIX) && s.length() > NODE_TOKEN_PREFIX.length()) {
+                return s.substring(NODE_TOKEN_PREFIX.length());
+            }
+        } catch (IllegalArgumentException e) {
+            // not base64: refused below
+        }
+        throw GrpcErrors.invalid("field 'page_token' is not a ListNodes token this service issued");
     }
 
     /** Capacity by GPU model, capacity type and RDMA fabric; free counts only healthy hosts. */

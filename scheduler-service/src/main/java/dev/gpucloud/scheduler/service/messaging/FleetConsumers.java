@@ -3,7 +3,7 @@ package dev.gpucloud.scheduler.service.messaging;
 import dev.gpucloud.contracts.events.AllocationEvent;
 import dev.gpucloud.contracts.events.AllocationReport;
 import dev.gpucloud.contracts.events.EventCodec;
-import dev.gpucloud.contracts.events.TelemetrySample;
+import dev.gpucloud.contracts.events.TelemetryAllocations;
 import dev.gpucloud.contracts.events.Envelope;
 import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.JobRequest;
@@ -80,7 +80,8 @@ public class FleetConsumers {
     /** The allocations a telemetry record says its host runs, or null when it does not say (or cannot be read). */
     static List<AllocationReport> runningOn(ConsumerRecord<String, byte[]> record) {
         try {
-            TelemetrySample sample = EventCodec.decode(Topics.GPU_TELEMETRY.name(), TelemetrySample.class, record.value());
+            TelemetryAllocations sample = EventCodec.decode(Topics.GPU_TELEMETRY.name(), TelemetryAllocations.class,
+                    record.value());
             return sample.nodeId().equals(record.key()) ? sample.allocations() : null;
         } catch (RuntimeException e) {
             LOG.debugf("telemetry of %s not readable for its allocations: %s", record.key(), e.getMessage());
