@@ -21,6 +21,7 @@
 # each job's simulated 'sleep'), BENCH_HOSTS (1000), BENCH_SCHEDULER_PORT (18181),
 # BENCH_AGENT_PORT (18184), BENCH_KAFKA_PORT (18192), BENCH_KAFKA_CONTROLLER_PORT (18193),
 # BENCH_SCHEDULER_HEAP (1g), BENCH_SCHEDULER_OPTS (more JVM options, e.g. -XX:StartFlightRecording=...),
+# BENCH_JVM_OPTS (the scheduler's and the agent's JIT options; default -XX:-UseCodeCacheFlushing, see below),
 # BENCH_BUILD (1: build the jars that are missing), BENCH_SCHEDULER_APP (the
 # scheduler's quarkus-app folder; default scheduler-service/target/quarkus-app).
 set -euo pipefail
@@ -100,18 +101,23 @@ if [ "${BENCH_KAFKA:-private}" != shared ]; then
   GPUCLOUD_RUN_DIR="$RUN" bash "$ROOT/deploy/local/kafka.sh" start
 fi
 
+# Java 17's code cache sweeper flushes compiled methods it finds cold, and on 2 shared cores the JIT then
+# compiles them again for minutes on end (9,583 methods flushed in a 4-minute run of 2026-12-03): without
+# it the steady state is measured, not the recompiling. BENCH_JVM_OPTS='' runs with the JVM's defaults.
+JVM_OPTS="${BENCH_JVM_OPTS--XX:-UseCodeCacheFlushing}"
+
 say "starting the scheduler on :$SCHEDULER_PORT (schema $DB.$SCHEMA, broker $BOOTSTRAP)"
 QUARKUS_HTTP_PORT="$SCHEDULER_PORT" KAFKA_BOOTSTRAP_SERVERS="$BOOTSTRAP" \
 QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PGHOST:$PGPORT/$DB?search_path=$SCHEMA" \
 QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PGHOST:$PGPORT/$DB?currentSchema=$SCHEMA" \
 QUARKUS_FLYWAY_SCHEMAS="$SCHEMA" QUARKUS_FLYWAY_DEFAULT_SCHEMA="$SCHEMA" \
-  nohup java -Xmx"${BENCH_SCHEDULER_HEAP:-1g}" ${BENCH_SCHEDULER_OPTS:-} \
+  nohup java -Xmx"${BENCH_SCHEDULER_HEAP:-1g}" $JVM_OPTS ${BENCH_SCHEDULER_OPTS:-} \
   -Dgpucloud.scheduler.inputs-group="bench-$ID" -Dgpucloud.scheduler.inputs-member="bench-$ID-leader" \
   -jar "$SCHEDULER_JAR" >"$RUN/logs/scheduler.log" 2>&1 &
 PIDS+=($!)
 
 say "starting a simulated fleet of $HOSTS a100x8 hosts on :$AGENT_PORT (node prefix b$ID)"
-nohup java -Xmx768m -Dquarkus.http.port="$AGENT_PORT" -Dkafka.bootstrap.servers="$BOOTSTRAP" \
+nohup java -Xmx768m $JVM_OPTS -Dquarkus.http.port="$AGENT_PORT" -Dkafka.bootstrap.servers="$BOOTSTRAP" \
   -Dgpucloud.agent.id="bench-$ID" -Dgpucloud.agent.sim.node-prefix="b$ID" \
   -Dgpucloud.agent.sim.fleet="a100x8:$HOSTS" -Dgpucloud.agent.telemetry-interval=15s \
   -jar "$AGENT_JAR" >"$RUN/logs/agent.log" 2>&1 &

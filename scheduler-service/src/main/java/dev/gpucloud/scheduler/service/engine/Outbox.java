@@ -97,7 +97,7 @@ public class Outbox {
             return Uni.createFrom().item(0);
         }
         return sessions.withTransaction(session -> session
-                .createNativeQuery("select epoch from scheduler_leader where id = 1", Long.class).getSingleResult()
+                .createSelectionQuery("select epoch from LeaderRow where id = 1", Long.class).getSingleResult()
                 .flatMap(current -> current == epoch ? Uni.createFrom().voidItem()
                         : Uni.createFrom().failure(leader.fenced("the leader's epoch is " + current + ", not " + epoch)))
                 .chain(() -> session.createSelectionQuery("from OutboxEntity order by id", OutboxEntity.class)

@@ -47,8 +47,11 @@ final class Transactions {
             return Uni.createFrom().failure(leader.notLeader());
         }
         int idleMillis = (int) Math.min(Integer.MAX_VALUE, config.leaderLease().toMillis());
-        return sessions.withTransaction(s -> s.createNativeQuery("select gpucloud_fence(?1, ?2)", Long.class)
-                        .setParameter(1, epoch).setParameter(2, idleMillis).getSingleResult()
+        // HQL, not a native query: Hibernate plans a native query with a result type anew on every call (LeaderRow)
+        return sessions.withTransaction(s -> s.createSelectionQuery(
+                                "select cast(function('gpucloud_fence', :claimed, :idle) as Long) from LeaderRow where id = 1",
+                                Long.class)
+                        .setParameter("claimed", epoch).setParameter("idle", idleMillis).getSingleResult()
                         .chain(() -> work.apply(new Work(tools, s, changes, epoch))))
                 .onFailure(DatabaseFailures::isFenced).transform(f -> leader.fenced(DatabaseFailures.clip(f)));
     }
