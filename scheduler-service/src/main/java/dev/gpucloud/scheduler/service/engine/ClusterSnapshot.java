@@ -24,8 +24,23 @@ public record ClusterSnapshot(List<NodeView> nodes) {
     }
 
     static ClusterSnapshot of(Fleet fleet, long nowMillis, long hostTimeoutMillis) {
-        List<NodeView> nodes = new ArrayList<>(fleet.size());
+        return page(fleet, nowMillis, hostTimeoutMillis, null, "", Integer.MAX_VALUE);
+    }
+
+    /**
+     * At most {@code limit} hosts in id order (the fleet's), after {@code afterNodeId} (null: from the first),
+     * with a GPU of {@code gpuModel} (empty: any): one ListNodes page copies only its own hosts, not the fleet.
+     */
+    static ClusterSnapshot page(Fleet fleet, long nowMillis, long hostTimeoutMillis, String afterNodeId,
+            String gpuModel, int limit) {
+        List<NodeView> nodes = new ArrayList<>(Math.min(limit, fleet.size()));
         for (NodeState n : fleet.nodes()) {
+            if (nodes.size() == limit) {
+                break;
+            }
+            if (afterNodeId != null && n.id().compareTo(afterNodeId) <= 0 || !gpuModel.isEmpty() && !has(n, gpuModel)) {
+                continue;
+            }
             List<Assignment> held = fleet.assignmentsOn(n.id());
             List<GpuView> gpus = new ArrayList<>(n.gpuCount());
             for (int i = 0; i < n.gpuCount(); i++) {
@@ -45,5 +60,14 @@ public record ClusterSnapshot(List<NodeView> nodes) {
                     gpus));
         }
         return new ClusterSnapshot(List.copyOf(nodes));
+    }
+
+    private static boolean has(NodeState n, String gpuModel) {
+        for (int i = 0; i < n.gpuCount(); i++) {
+            if (n.gpu(i).model().equals(gpuModel)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -431,13 +431,18 @@ public class SchedulerEngine {
 
     /** A consistent copy of the cluster model, taken between operations. */
     public Uni<ClusterSnapshot> cluster() {
+        return cluster(null, "", Integer.MAX_VALUE);
+    }
+
+    /** One page of hosts ({@link ClusterSnapshot#page}): at most {@code limit}, in id order after {@code afterNodeId}. */
+    public Uni<ClusterSnapshot> cluster(String afterNodeId, String gpuModel, int limit) {
         if (!leader.leads()) {
             return Uni.createFrom().failure(leader.notLeader()); // a standby does not know what is held
         }
         return serial.run(() -> {
             memory.takeInWhatHostsSaid();
-            return Uni.createFrom().item(ClusterSnapshot.of(memory.fleet, System.currentTimeMillis(),
-                    config.hostTimeout().toMillis()));
+            return Uni.createFrom().item(ClusterSnapshot.page(memory.fleet, System.currentTimeMillis(),
+                    config.hostTimeout().toMillis(), afterNodeId, gpuModel, limit));
         });
     }
 

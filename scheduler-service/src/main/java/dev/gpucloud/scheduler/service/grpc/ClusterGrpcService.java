@@ -13,9 +13,7 @@ import dev.gpucloud.scheduler.service.engine.ClusterSnapshot.NodeView;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import io.grpc.stub.StreamObserver;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -46,33 +44,16 @@ public class ClusterGrpcService extends ClusterServiceGrpc.ClusterServiceImplBas
                         + Integer.toUnsignedString(request.getPageSize()));
             }
             after = afterNode(request.getPageToken());
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | io.grpc.StatusRuntimeException e) {
             response.onError(GrpcErrors.toStatus(e));
             return;
-        } catch (io.grpc.StatusRuntimeException e) {
-            response.onError(e);
-            return;
         }
-        engine.cluster().subscribe().with(snapshot -> {
+        engine.cluster(after, request.getGpuModel(), size + 1).subscribe().with(page -> {
             ListNodesResponse.Builder b = ListNodesResponse.newBuilder();
-            List<NodeView> nodes = new ArrayList<>(snapshot.nodes());
-            nodes.sort(Comparator.comparing(NodeView::nodeId));
-            String last = null;
-            for (NodeView node : nodes) {
-                if (after != null && node.nodeId().compareTo(after) <= 0) {
-                    continue;
-                }
-                boolean wanted = request.getGpuModel().isEmpty()
-                        || node.gpus().stream().anyMatch(g -> g.model().equals(request.getGpuModel()));
-                if (!wanted) {
-                    continue;
-                }
-                if (b.getNodesCount() == size) {
-                    b.setNextPageToken(nodeToken(last)); // one more wanted host: there is a next page
-                    break;
-                }
-                b.addNodes(node(node));
-                last = node.nodeId();
+            List<NodeView> nodes = page.nodes();
+            nodes.stream().limit(size).forEach(n -> b.addNodes(node(n)));
+            if (nodes.size() > size) { // one more host: there is a next page
+                b.setNextPageToken(nodeToken(nodes.get(size - 1).nodeId()));
             }
             response.onNext(b.build());
             response.onCompleted();
