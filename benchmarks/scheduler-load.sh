@@ -59,6 +59,7 @@ cleanup() {
     for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
     kill -9 "$pid" 2>/dev/null
   done
+  [ -z "${ISSUER_PID:-}" ] || kill "$ISSUER_PID" 2>/dev/null
   if [ "${BENCH_KAFKA:-private}" != shared ]; then
     GPUCLOUD_RUN_DIR="$RUN" bash "$ROOT/deploy/local/kafka.sh" stop >/dev/null 2>&1
     rm -rf "$RUN/kafka/data"
@@ -106,8 +107,22 @@ fi
 # it the steady state is measured, not the recompiling. BENCH_JVM_OPTS='' runs with the JVM's defaults.
 JVM_OPTS="${BENCH_JVM_OPTS--XX:-UseCodeCacheFlushing}"
 
+# Authentication is on, as shipped: a development issuer of the benchmark's own (its key in the run folder),
+# found by the scheduler through discovery; the driver sends a token that is member of its tenant and operator.
+ISSUER_PORT="${BENCH_ISSUER_PORT:-18186}"
+port_open "$ISSUER_PORT" && die "port $ISSUER_PORT is taken; set BENCH_ISSUER_PORT"
+nohup java -Xmx48m -XX:TieredStopAtLevel=1 -cp "$BENCH_JAR" dev.gpucloud.identity.DevIssuer serve "$ISSUER_PORT" \
+  "$RUN/issuer.jwk" >"$RUN/logs/issuer.log" 2>&1 &
+ISSUER_PID=$!
+until curl -fsS "http://localhost:$ISSUER_PORT/.well-known/openid-configuration" >/dev/null 2>&1; do sleep 0.5; done
+# token_for TENANT: a token for the driver of a phase (each phase submits as a tenant of its own)
+token_for() {
+  java -cp "$BENCH_JAR" dev.gpucloud.identity.DevIssuer mint "$RUN/issuer.jwk" "http://localhost:$ISSUER_PORT" \
+    bench "$1" member,operator 24
+}
+
 say "starting the scheduler on :$SCHEDULER_PORT (schema $DB.$SCHEMA, broker $BOOTSTRAP)"
-QUARKUS_HTTP_PORT="$SCHEDULER_PORT" KAFKA_BOOTSTRAP_SERVERS="$BOOTSTRAP" \
+QUARKUS_HTTP_PORT="$SCHEDULER_PORT" KAFKA_BOOTSTRAP_SERVERS="$BOOTSTRAP" GPUCLOUD_OIDC_URL="http://localhost:$ISSUER_PORT" \
 QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PGHOST:$PGPORT/$DB?search_path=$SCHEMA" \
 QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PGHOST:$PGPORT/$DB?currentSchema=$SCHEMA" \
 QUARKUS_FLYWAY_SCHEMAS="$SCHEMA" QUARKUS_FLYWAY_DEFAULT_SCHEMA="$SCHEMA" \
@@ -155,11 +170,11 @@ for phase in $PHASES; do
   [ "$first" = 1 ] && wait_hosts=(--wait-hosts "$HOSTS")
   first=0
   case "$phase" in
-    max) drive "${wait_hosts[@]}" --label max --tenant "bench-max-$ID" --rate 0 \
+    max) GPUCLOUD_TOKEN="$(token_for "bench-max-$ID")" drive "${wait_hosts[@]}" --label max --tenant "bench-max-$ID" --rate 0 \
            --seconds "${BENCH_SECONDS:-60}" --warmup "${BENCH_WARMUP:-60}" ;;
     rate|rate:*)
       rate="${BENCH_RATE:-1000}"; [ "$phase" = rate ] || rate="${phase#rate:}"
-      drive "${wait_hosts[@]}" --label "rate-$rate" --tenant "bench-rate$rate-$ID" \
+      GPUCLOUD_TOKEN="$(token_for "bench-rate$rate-$ID")" drive "${wait_hosts[@]}" --label "rate-$rate" --tenant "bench-rate$rate-$ID" \
            --rate "$rate" --seconds "${BENCH_RATE_SECONDS:-30}" --warmup "${BENCH_WARMUP:-60}" ;;
     *) die "unknown phase '$phase' (max, rate, rate:N)" ;;
   esac

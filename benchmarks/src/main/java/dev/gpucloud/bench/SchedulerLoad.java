@@ -14,6 +14,7 @@ import dev.gpucloud.contracts.grpc.v1.Node;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
 import io.grpc.ManagedChannel;
+import dev.gpucloud.identity.BearerToken;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
@@ -234,7 +235,13 @@ public final class SchedulerLoad {
         return channelsByAddress.computeIfAbsent(address, a -> {
             List<ManagedChannel> channels = new ArrayList<>();
             for (int i = 0; i < o.channels; i++) {
-                channels.add(ManagedChannelBuilder.forTarget(a).usePlaintext().build());
+                ManagedChannelBuilder<?> channel = ManagedChannelBuilder.forTarget(a).usePlaintext();
+                // authentication is on, as shipped: the script hands the driver a token (GPUCLOUD_TOKEN)
+                String token = System.getenv("GPUCLOUD_TOKEN");
+                if (token != null && !token.isBlank()) {
+                    channel.intercept(new BearerToken(token).interceptor());
+                }
+                channels.add(channel.build());
             }
             return List.copyOf(channels);
         });

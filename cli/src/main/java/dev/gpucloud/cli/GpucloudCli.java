@@ -25,6 +25,8 @@ import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
 import dev.gpucloud.contracts.grpc.v1.WatchJobRequest;
 import dev.gpucloud.contracts.grpc.v1.WorkerPlacement;
+import dev.gpucloud.identity.BearerToken;
+import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.PrintWriter;
@@ -37,6 +39,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -54,7 +57,8 @@ import picocli.CommandLine.Parameters;
         description = "Submit, follow and cancel GPU jobs; look at the fleet.",
         subcommands = {GpucloudCli.Submit.class, GpucloudCli.Jobs.class, GpucloudCli.Get.class,
                 GpucloudCli.Watch.class, GpucloudCli.Cancel.class, GpucloudCli.Nodes.class,
-                GpucloudCli.CapacityCommand.class})
+                GpucloudCli.CapacityCommand.class, Identity.Login.class, Identity.WhoAmI.class,
+                Identity.Issuer.class})
 public class GpucloudCli {
 
     @Option(names = "--scheduler", defaultValue = "${env:GPUCLOUD_SCHEDULER:-localhost:8081}",
@@ -62,6 +66,11 @@ public class GpucloudCli {
             description = "Scheduler gRPC address, or several comma-separated (one leader, the rest standbys);"
                     + " default: ${DEFAULT-VALUE}; env GPUCLOUD_SCHEDULER.")
     String scheduler;
+
+    @Option(names = "--profile", defaultValue = "${env:GPUCLOUD_PROFILE:-default}", paramLabel = "NAME",
+            description = "Whose token to send: the one ./gpucloud login stored for this profile (default:"
+                    + " ${DEFAULT-VALUE}; env GPUCLOUD_PROFILE; GPUCLOUD_TOKEN overrides).")
+    String profile;
 
     @Option(names = "--failover-timeout", defaultValue = "30", paramLabel = "SECONDS",
             description = "How long a call may keep moving between scheduler instances (a standby, one that is"
@@ -142,10 +151,16 @@ public class GpucloudCli {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--scheduler: " + e.getMessage());
         }
+        // every call carries the profile's token; without one the scheduler answers UNAUTHENTICATED with a hint
+        Optional<BearerToken> token = Credentials.token(profile).map(BearerToken::new);
         return new LeaderFailover(addresses, Duration.ofMillis((long) (failoverTimeout * 1000)), line -> {
             err.println(line);
             err.flush();
-        });
+        }, address -> {
+            ManagedChannelBuilder<?> channel = ManagedChannelBuilder.forTarget(address).usePlaintext();
+            token.ifPresent(t -> channel.intercept(t.interceptor()));
+            return channel.build();
+        }, LeaderFailover.Clock.system());
     }
 
     abstract static class Base implements Callable<Integer> {
@@ -170,7 +185,8 @@ public class GpucloudCli {
 
     @Command(name = "submit", description = "Submit a job; prints its id. Repeating a --request-id returns the first job.")
     static class Submit extends Base {
-        @Option(names = "--tenant", required = true, description = "Tenant id.")
+        @Option(names = "--tenant", defaultValue = "", description = "Tenant id (default: the one your token"
+                + " names).")
         String tenant;
         @Option(names = "--name", description = "Job name (default: the command's first word).")
         String name;

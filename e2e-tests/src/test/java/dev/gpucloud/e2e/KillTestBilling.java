@@ -121,7 +121,7 @@ final class KillTestBilling {
 
     private static JsonNode get(int port, String path, String tenant) throws Exception {
         HttpResponse<String> r = SchedulerKillIT.HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
-                + path)).header("X-Gpucloud-Tenant", tenant).timeout(Duration.ofSeconds(20)).build(),
+                + path)).header("Authorization", "Bearer " + SchedulerKillIT.TOKEN).timeout(Duration.ofSeconds(20)).build(),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IllegalStateException("billing GET " + path + ": " + r.statusCode() + " " + r.body());

@@ -3,6 +3,7 @@ package dev.gpucloud.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
 import dev.gpucloud.contracts.events.EventCodec;
 import dev.gpucloud.contracts.grpc.v1.CancelJobRequest;
 import dev.gpucloud.contracts.grpc.v1.ClusterServiceGrpc;
@@ -13,16 +14,19 @@ import dev.gpucloud.contracts.grpc.v1.Job;
 import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
 import dev.gpucloud.contracts.grpc.v1.JobSpec;
 import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
-import dev.gpucloud.contracts.paging.NodePages;
 import dev.gpucloud.contracts.grpc.v1.Node;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
+import dev.gpucloud.contracts.paging.NodePages;
+import dev.gpucloud.identity.BearerToken;
+import dev.gpucloud.identity.DevIssuer;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.File;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
@@ -138,6 +142,13 @@ class SchedulerKillIT {
     static final List<Fault> FAULTS = faults(FAULT_COUNT, KINDS, new Random(SEED ^ 0x5eed));
     static final String RUN_ID = UUID.randomUUID().toString().replace("-", "").substring(0, 6);
     static final String TENANT = "kill-" + RUN_ID;
+    /**
+     * Authentication stays on, as shipped: the services find this development issuer through discovery, and
+     * every call of the test carries its token (member of the load's and the probes' tenants, and operator).
+     */
+    static final DevIssuer ISSUER = startIssuer();
+    static final String TOKEN = ISSUER.mint("killtest", List.of(TENANT, TENANT + "-probe"),
+            List.of("member", "operator"), Duration.ofHours(12));
     static final String NODE_PREFIX = "k" + RUN_ID;
     static final String SCHEMA = "killtest_" + RUN_ID;
     static final Path ROOT = Path.of(System.getProperty("gpucloud.root", "..")).toAbsolutePath().normalize();
@@ -214,7 +225,8 @@ class SchedulerKillIT {
         waitReady("agent", AGENT, agent);
         waitReady("billing", BILLING, billing);
         for (int i = 0; i < 2; i++) {
-            channels[i] = ManagedChannelBuilder.forAddress("localhost", SCHEDULERS[i]).usePlaintext().build();
+            channels[i] = ManagedChannelBuilder.forAddress("localhost", SCHEDULERS[i]).usePlaintext()
+                    .intercept(new BearerToken(TOKEN).interceptor()).build();
         }
         preferred = leaderIndex(Duration.ofSeconds(30));
         waitForFleet();
@@ -1167,6 +1179,17 @@ class SchedulerKillIT {
     /** The probe jobs' ids: they are accepted jobs like the load's, held to the same invariants. */
     static final Set<String> probes = ConcurrentHashMap.newKeySet();
 
+    static DevIssuer startIssuer() {
+        try {
+            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+            DevIssuer issuer = DevIssuer.inMemory("http://127.0.0.1:" + server.getAddress().getPort());
+            issuer.serveOn(server);
+            return issuer;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start the development issuer", e);
+        }
+    }
+
     static Process java(String name, int port, Map<String, String> env, List<String> props, Path jar) throws IOException {
         String heap = "agent".equals(name) && HOSTS > 200 ? "-Xmx768m" : "-Xmx384m"; // a big simulated fleet
         List<String> command = new ArrayList<>(List.of("java", heap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -1177,6 +1200,7 @@ class SchedulerKillIT {
                 .redirectOutput(RUN_DIR.resolve("logs/" + name + ".log").toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.environment().putAll(env);
+        pb.environment().put("GPUCLOUD_OIDC_URL", ISSUER.issuer());
         return pb.start();
     }
 

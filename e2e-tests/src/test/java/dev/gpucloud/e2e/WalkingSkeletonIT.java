@@ -1,6 +1,7 @@
 package dev.gpucloud.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,6 +12,7 @@ import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
 import dev.gpucloud.contracts.grpc.v1.JobSpec;
 import dev.gpucloud.contracts.grpc.v1.JobState;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
+import dev.gpucloud.identity.BearerToken;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import java.io.IOException;
@@ -23,6 +25,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.YearMonth;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -46,11 +50,20 @@ class WalkingSkeletonIT {
     static final Path RUN_DIR = ROOT.resolve("e2e-tests/target/e2e-run");
     static final HttpClient HTTP = HttpClient.newHttpClient();
 
+    static final int ISSUER = 18086;
+    static final String TENANT = "e2e-" + RUN_ID;
+
     static ManagedChannel channel;
+    /** The member of TENANT's token, from ./gpucloud login --dev against the issuer that up started. */
+    static String token;
 
     @BeforeAll
     static void up() throws Exception {
         gpucloud("up");
+        gpucloud("--profile", "e2e", "login", "--dev", "--user", "e2e", "--tenant", TENANT, "--role", "member");
+        gpucloud("--profile", "e2e-other", "login", "--dev", "--user", "other", "--tenant", TENANT + "x", "--role",
+                "member");
+        token = Files.readString(RUN_DIR.resolve("home/profiles/e2e.token")).strip();
         channel = ManagedChannelBuilder.forAddress("localhost", SCHEDULER).usePlaintext().build();
     }
 
@@ -64,8 +77,8 @@ class WalkingSkeletonIT {
 
     @Test
     void a_job_is_placed_measured_and_billed() throws Exception {
-        String tenant = "e2e-" + RUN_ID;
-        var jobs = JobServiceGrpc.newBlockingStub(channel);
+        String tenant = TENANT;
+        var jobs = JobServiceGrpc.newBlockingStub(channel).withCallCredentials(new BearerToken(token));
         Job submitted = jobs.withDeadlineAfter(30, TimeUnit.SECONDS).submitJob(SubmitJobRequest.newBuilder()
                 .setTenant(tenant)
                 .setClientRequestId("e2e-" + RUN_ID)
@@ -73,6 +86,14 @@ class WalkingSkeletonIT {
                         .addGpuModels("A100-SXM4-40GB").addCommand("sleep").addCommand("4"))
                 .build()).getJob();
         String id = submitted.getJobId();
+        // security on, as shipped: no token is UNAUTHENTICATED, another tenant's member does not find the job
+        assertThatThrownBy(() -> JobServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
+                .getJob(GetJobRequest.newBuilder().setJobId(id).build()))
+                .hasMessageStartingWith("UNAUTHENTICATED");
+        String other = Files.readString(RUN_DIR.resolve("home/profiles/e2e-other.token")).strip();
+        assertThatThrownBy(() -> JobServiceGrpc.newBlockingStub(channel).withCallCredentials(new BearerToken(other))
+                .withDeadlineAfter(30, TimeUnit.SECONDS).getJob(GetJobRequest.newBuilder().setJobId(id).build()))
+                .hasMessageStartingWith("NOT_FOUND");
 
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1)).until(() ->
                 jobs.getJob(GetJobRequest.newBuilder().setJobId(id).build()).getState() == JobState.SUCCEEDED);
@@ -102,19 +123,21 @@ class WalkingSkeletonIT {
         return get(port, path, null);
     }
 
-    /** A GET as the given tenant (billing answers a tenant only its own invoices). */
+    /** A GET as the tenant's member (billing answers a tenant only its own invoices). */
     static String get(int port, String path, String tenant) throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
                 .timeout(Duration.ofSeconds(10));
         if (tenant != null) {
-            request.header("X-Gpucloud-Tenant", tenant);
+            request.header("Authorization", new BearerToken(token).header());
         }
         return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
-    static void gpucloud(String command) throws Exception {
+    static void gpucloud(String... args) throws Exception {
         Files.createDirectories(RUN_DIR);
-        ProcessBuilder pb = new ProcessBuilder("bash", ROOT.resolve("gpucloud").toString(), command)
+        List<String> command = new ArrayList<>(List.of("bash", ROOT.resolve("gpucloud").toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command)
                 .directory(ROOT.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(RUN_DIR.resolve("gpucloud.log").toFile()))
@@ -125,16 +148,21 @@ class WalkingSkeletonIT {
         env.put("GPUCLOUD_BILLING_PORT", String.valueOf(BILLING));
         env.put("GPUCLOUD_METRICS_PORT", String.valueOf(METRICS));
         env.put("GPUCLOUD_AGENT_PORT", String.valueOf(AGENT));
+        env.put("GPUCLOUD_ISSUER_PORT", String.valueOf(ISSUER));
+        env.put("GPUCLOUD_HOME", RUN_DIR.resolve("home").toString());
+        env.remove("GPUCLOUD_OIDC_URL");
+        env.remove("GPUCLOUD_TOKEN");
         env.put("GPUCLOUD_AGENT_ID", "e2e-" + RUN_ID);
         env.put("GPUCLOUD_AGENT_SIM_NODE_PREFIX", "e2e" + RUN_ID);
         env.put("GPUCLOUD_AGENT_SIM_FLEET", "a100x8:1");
         Process process = pb.start();
         if (!process.waitFor(8, TimeUnit.MINUTES)) {
             process.destroyForcibly();
-            throw new IllegalStateException("./gpucloud " + command + " did not finish in 8 minutes");
+            throw new IllegalStateException("./gpucloud " + String.join(" ", args) + " did not finish in 8 minutes");
         }
         if (process.exitValue() != 0) {
-            throw new IllegalStateException("./gpucloud " + command + " exited " + process.exitValue() + ":\n"
+            throw new IllegalStateException("./gpucloud " + String.join(" ", args) + " exited " + process.exitValue()
+                    + ":\n"
                     + Files.readString(RUN_DIR.resolve("gpucloud.log")));
         }
     }

@@ -46,12 +46,6 @@ public interface BillingConfig {
     Duration maxReportLength();
 
     /**
-     * The token an operator sends in {@code X-Gpucloud-Operator-Token} to change the price catalog (and to
-     * read any tenant's invoices). Unset, catalog updates are refused.
-     */
-    Optional<String> operatorToken();
-
-    /**
      * Reserved commitments, comma-separated {@code TENANT/SKU/FIRST..LAST=HOURS@MICROS} (HOURS SKU-hours a
      * month at MICROS micro-USD per SKU-hour, billed used or not; usage beyond is on-demand); none by default.
      */

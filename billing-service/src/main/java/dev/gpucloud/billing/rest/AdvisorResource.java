@@ -14,7 +14,6 @@ import dev.gpucloud.contracts.events.Tenants;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -24,7 +23,6 @@ import jakarta.ws.rs.core.Response;
 import java.time.YearMonth;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -98,18 +96,17 @@ public class AdvisorResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = AdviceView.class)))
     @APIResponse(responseCode = "400", description = "A bad tenant or month",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "401", description = "No X-Gpucloud-Tenant header")
-    @APIResponse(responseCode = "403", description = "Another tenant's data")
-    public Uni<Response> advise(@PathParam("tenant") String tenant, @QueryParam("month") String month,
-            @HeaderParam(Access.TENANT_HEADER) String caller, @HeaderParam(Access.OPERATOR_HEADER) String token) {
+    @APIResponse(responseCode = "401", description = "No bearer token, or one that is not valid here")
+    @APIResponse(responseCode = "403", description = "The caller may not read the tenant's data")
+    public Uni<Response> advise(@PathParam("tenant") String tenant, @QueryParam("month") String month) {
+        return access.readingInvoicesOf(tenant, () -> advice(tenant, month));
+    }
+
+    private Uni<Response> advice(String tenant, String month) {
         try {
             Tenants.require(tenant, "tenant");
         } catch (IllegalArgumentException e) {
             return InvoiceResource.badRequest("tenant", e.getMessage().replace("field 'tenant'", "parameter 'tenant'"));
-        }
-        Optional<Response> refused = access.readTenant(tenant, caller, token);
-        if (refused.isPresent()) {
-            return Uni.createFrom().item(refused.get());
         }
         YearMonth yearMonth;
         try {

@@ -10,7 +10,6 @@ import dev.gpucloud.contracts.events.CapacityType;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -20,12 +19,9 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
@@ -71,9 +67,11 @@ public class CatalogResource {
     @Operation(summary = "Every price in the catalog, by GPU model, capacity type and effective date")
     @APIResponse(responseCode = "200", description = "The catalog",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = CatalogView.class)))
-    public Uni<CatalogView> catalog() {
-        return store.current().map(catalog -> new CatalogView(
-                catalog.entries().stream().map(PriceEntryView::of).toList(), catalog.migSlices()));
+    @APIResponse(responseCode = "401", description = "No bearer token, or one that is not valid here",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiError.class)))
+    public Uni<Response> catalog() {
+        return access.authenticated(() -> store.current().map(catalog -> Response.ok(new CatalogView(
+                catalog.entries().stream().map(PriceEntryView::of).toList(), catalog.migSlices())).build()));
     }
 
     @POST
@@ -88,18 +86,15 @@ public class CatalogResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = PriceEntryView.class)))
     @APIResponse(responseCode = "400", description = "A bad entry; the error names the field",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "401", description = "No operator token",
+    @APIResponse(responseCode = "401", description = "No bearer token, or one that is not valid here",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "403", description = "Not the operator token",
+    @APIResponse(responseCode = "403", description = "The caller is not an operator",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiError.class)))
-    public Uni<Response> add(
-            @Parameter(in = ParameterIn.HEADER, required = true, description = "The operator token")
-            @HeaderParam(Access.OPERATOR_HEADER) String token,
-            String body) {
-        Optional<Response> refused = access.operator(token);
-        if (refused.isPresent()) {
-            return Uni.createFrom().item(refused.get());
-        }
+    public Uni<Response> add(String body) {
+        return access.asOperator("change the price catalog", () -> addEntry(body));
+    }
+
+    private Uni<Response> addEntry(String body) {
         PriceEntry entry;
         String note;
         try {

@@ -6,7 +6,6 @@ import dev.gpucloud.billing.repository.InvoiceBook;
 import dev.gpucloud.contracts.events.Tenants;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -19,11 +18,9 @@ import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.YearMonth;
 import java.time.ZoneOffset;
-import java.util.Optional;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
@@ -31,16 +28,16 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
- * Invoices over HTTP. Every request names the caller's tenant in {@code X-Gpucloud-Tenant} (or carries the
- * operator token), checked against the path's tenant before anything is read ({@link Access}); the tenant
- * is also in every query below, so a request can only ever read that tenant's usage.
+ * Invoices over HTTP. Every request carries a bearer token whose caller must be allowed the path's tenant
+ * ({@link Access}: its members and tenant-admins, finance, operators) before anything is read; the tenant is
+ * also in every query below, so a request can only ever read that tenant's usage.
  */
 @Path("/invoices")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "Invoices", description = "Per-second GPU usage, rated, per tenant and calendar month (UTC)")
-@APIResponse(responseCode = "401", description = "No X-Gpucloud-Tenant header (nor operator token)",
+@APIResponse(responseCode = "401", description = "No bearer token, or one that is not valid here",
         content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiError.class)))
-@APIResponse(responseCode = "403", description = "The caller's tenant is not the path's tenant, or a wrong operator token",
+@APIResponse(responseCode = "403", description = "The caller may not read the path's tenant",
         content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiError.class)))
 @APIResponse(responseCode = "400", description = "A bad tenant or month; the error names which",
         content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiError.class)))
@@ -70,25 +67,17 @@ public class InvoiceResource {
             @PathParam("tenant") String tenant,
             @Parameter(description = "Calendar month in UTC, YYYY-MM", example = "2025-06")
             @QueryParam("month") String month,
-            @Parameter(in = ParameterIn.HEADER, description = "The caller's tenant") @HeaderParam(Access.TENANT_HEADER)
-            String caller,
-            @Parameter(in = ParameterIn.HEADER, description = "Operator token (reads any tenant)")
-            @HeaderParam(Access.OPERATOR_HEADER) String token,
             @Context UriInfo uri) {
         if (month == null && uri.getQueryParameters().containsKey("month")) {
             month = ""; // "?month=" asks for a month and gives none: an error, not the list of months
         }
         if (month == null) {
-            Optional<Response> refused = check(tenant, caller, token);
-            if (refused.isPresent()) {
-                return Uni.createFrom().item(refused.get());
-            }
-            return book.months(tenant).map(months -> Response.ok(new InvoiceMonthsView(tenant,
+            return checked(tenant, () -> book.months(tenant).map(months -> Response.ok(new InvoiceMonthsView(tenant,
                     months.keySet().stream().map(YearMonth::toString).toList(),
                     months.entrySet().stream().filter(e -> e.getValue()).map(e -> e.getKey().toString()).toList()))
-                    .build());
+                    .build()));
         }
-        return withStatement(tenant, month, caller, token, statement -> Response.ok(InvoiceView.of(statement)).build());
+        return withStatement(tenant, month, statement -> Response.ok(InvoiceView.of(statement)).build());
     }
 
     @GET
@@ -96,9 +85,8 @@ public class InvoiceResource {
     @Operation(summary = "A tenant's invoice for one month (the same as ?month=)")
     @APIResponse(responseCode = "200", description = "The invoice",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = InvoiceView.class)))
-    public Uni<Response> invoiceOfMonth(@PathParam("tenant") String tenant, @PathParam("month") String month,
-            @HeaderParam(Access.TENANT_HEADER) String caller, @HeaderParam(Access.OPERATOR_HEADER) String token) {
-        return withStatement(tenant, month, caller, token, statement -> Response.ok(InvoiceView.of(statement)).build());
+    public Uni<Response> invoiceOfMonth(@PathParam("tenant") String tenant, @PathParam("month") String month) {
+        return withStatement(tenant, month, statement -> Response.ok(InvoiceView.of(statement)).build());
     }
 
     @GET
@@ -108,9 +96,8 @@ public class InvoiceResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(type = org.eclipse.microprofile.openapi.annotations.enums.SchemaType.ARRAY,
                             implementation = InvoiceLineView.class)))
-    public Uni<Response> lines(@PathParam("tenant") String tenant, @PathParam("month") String month,
-            @HeaderParam(Access.TENANT_HEADER) String caller, @HeaderParam(Access.OPERATOR_HEADER) String token) {
-        return withStatement(tenant, month, caller, token, statement -> Response.ok(
+    public Uni<Response> lines(@PathParam("tenant") String tenant, @PathParam("month") String month) {
+        return withStatement(tenant, month, statement -> Response.ok(
                 statement.lines().stream().map(InvoiceLineView::of).toList()).build());
     }
 
@@ -121,9 +108,8 @@ public class InvoiceResource {
             description = "A header, a row per line (USAGE) and per adjustment (ADJUSTMENT), and a TOTAL row; "
                     + "amounts in micro-USD")
     @APIResponse(responseCode = "200", description = "The invoice as CSV", content = @Content(mediaType = "text/csv"))
-    public Uni<Response> csv(@PathParam("tenant") String tenant, @PathParam("month") String month,
-            @HeaderParam(Access.TENANT_HEADER) String caller, @HeaderParam(Access.OPERATOR_HEADER) String token) {
-        return withStatement(tenant, month, caller, token, statement -> Response.ok(InvoiceCsv.of(statement))
+    public Uni<Response> csv(@PathParam("tenant") String tenant, @PathParam("month") String month) {
+        return withStatement(tenant, month, statement -> Response.ok(InvoiceCsv.of(statement))
                 .type("text/csv; charset=UTF-8")
                 .header("Content-Disposition", "attachment; filename=\"invoice-" + tenant + "-" + month + ".csv\"")
                 .build());
@@ -135,41 +121,38 @@ public class InvoiceResource {
     @APIResponse(responseCode = "200", description = "The cost so far",
             content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(implementation = RunningCostView.class)))
-    public Uni<Response> current(@PathParam("tenant") String tenant,
-            @HeaderParam(Access.TENANT_HEADER) String caller, @HeaderParam(Access.OPERATOR_HEADER) String token) {
+    public Uni<Response> current(@PathParam("tenant") String tenant) {
         Instant now = Instant.now();
         YearMonth month = YearMonth.from(now.atOffset(ZoneOffset.UTC));
-        return withStatement(tenant, month.toString(), caller, token, statement -> {
+        return withStatement(tenant, month.toString(), statement -> {
             long seconds = statement.lines().stream().mapToLong(InvoiceLine::seconds).sum();
             return Response.ok(new RunningCostView(tenant, month.toString(), statement.status(), now.toString(),
                     seconds, statement.totalMicros(), statement.totalUsd())).build();
         });
     }
 
-    private Uni<Response> withStatement(String tenant, String month, String caller, String token,
-            Function<InvoiceStatement, Response> render) {
-        Optional<Response> refused = check(tenant, caller, token);
-        if (refused.isPresent()) {
-            return Uni.createFrom().item(refused.get());
-        }
-        YearMonth yearMonth;
-        try {
-            yearMonth = parseMonth(month);
-        } catch (IllegalArgumentException e) {
-            return badRequest("month", e.getMessage());
-        }
-        return book.statement(tenant, yearMonth).map(render);
+    private Uni<Response> withStatement(String tenant, String month, Function<InvoiceStatement, Response> render) {
+        return checked(tenant, () -> {
+            YearMonth yearMonth;
+            try {
+                yearMonth = parseMonth(month);
+            } catch (IllegalArgumentException e) {
+                return badRequest("month", e.getMessage());
+            }
+            return book.statement(tenant, yearMonth).map(render);
+        });
     }
 
-    /** The tenant must be valid (400) and the caller's (401/403), before anything is read. */
-    private Optional<Response> check(String tenant, String caller, String token) {
-        try {
-            Tenants.require(tenant, "tenant");
-        } catch (IllegalArgumentException e) {
-            return Optional.of(ApiError.badParameter("tenant",
-                    e.getMessage().replace("field 'tenant'", "parameter 'tenant'")).toResponse(Response.Status.BAD_REQUEST));
-        }
-        return access.readTenant(tenant, caller, token);
+    /** The caller must be allowed (401/403) and the tenant valid (400), before anything is read. */
+    private Uni<Response> checked(String tenant, java.util.function.Supplier<Uni<Response>> then) {
+        return access.readingInvoicesOf(tenant, () -> {
+            try {
+                Tenants.require(tenant, "tenant");
+            } catch (IllegalArgumentException e) {
+                return badRequest("tenant", e.getMessage().replace("field 'tenant'", "parameter 'tenant'"));
+            }
+            return then.get();
+        });
     }
 
     /** A month as YYYY-MM; anything else names the parameter and quotes (a clipped copy of) the value. */

@@ -7,6 +7,7 @@ import dev.gpucloud.contracts.events.Sku;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.events.UsageEvent;
 import dev.gpucloud.contracts.kafka.EventRecords;
+import dev.gpucloud.testsupport.TestIssuer;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -199,7 +200,8 @@ public final class FoldBenchmark {
             long t0 = System.nanoTime();
             try {
                 HttpResponse<Void> response = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
-                                + "/invoices/" + tenant + "/2025-03")).header("X-Gpucloud-Tenant", tenant)
+                                + "/invoices/" + tenant + "/2025-03")).header("Authorization", "Bearer "
+                                + TestIssuer.token("bench", List.of(tenant), List.of("member")))
                         .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.discarding());
                 if (response.statusCode() == 200) {
                     latencies.add(System.nanoTime() - t0);
@@ -215,7 +217,8 @@ public final class FoldBenchmark {
 
     private static Process start(int port, String topic, String group, Path log) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx1g", "-Dquarkus.http.port=" + port, "-Dmp.messaging.incoming.usage-in.topic=" + topic,
+                "-Xmx1g", "-Dquarkus.http.port=" + port,
+                "-Dquarkus.oidc.auth-server-url=" + TestIssuer.issuer().issuer(), "-Dmp.messaging.incoming.usage-in.topic=" + topic,
                 "-Dmp.messaging.incoming.usage-in.group.id=" + group, "-Dgpucloud.billing.close-grace=P36500D",
                 "-Dmp.messaging.incoming.usage-in.partitions=" + env("BENCH_CONSUMERS", "1")));
         // extra service options, e.g. BENCH_SERVICE_OPTS="-Dgpucloud.billing.fold.snapshot-interval=PT2S"

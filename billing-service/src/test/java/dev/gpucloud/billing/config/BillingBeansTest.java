@@ -142,11 +142,6 @@ class BillingBeansTest {
             }
 
             @Override
-            public Optional<String> operatorToken() {
-                return Optional.empty();
-            }
-
-            @Override
             public String advisorSpotEligibleJobs() {
                 return ".*train.*";
             }

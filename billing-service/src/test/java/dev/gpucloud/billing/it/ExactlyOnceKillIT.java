@@ -11,6 +11,7 @@ import dev.gpucloud.contracts.events.Sku;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.events.UsageEvent;
 import dev.gpucloud.contracts.kafka.EventRecords;
+import dev.gpucloud.testsupport.TestIssuer;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -207,7 +208,8 @@ class ExactlyOnceKillIT {
             for (YearMonth month : List.of(YearMonth.of(2025, 3), YearMonth.of(2025, 4))) {
                 JsonNode invoice = EventCodec.mapper().readTree(http.send(HttpRequest.newBuilder(
                                 URI.create("http://localhost:" + port + "/invoices/" + tenant + "/" + month))
-                        .header("X-Gpucloud-Tenant", tenant).build(), HttpResponse.BodyHandlers.ofString()).body());
+                        .header("Authorization", "Bearer " + TestIssuer.token("kill-it", List.of(tenant),
+                                List.of("member"))).build(), HttpResponse.BodyHandlers.ofString()).body());
                 Map<String, long[]> expected = truth.getOrDefault(tenant + " " + month, Map.of());
                 Map<String, long[]> actual = new TreeMap<>();
                 for (JsonNode line : invoice.get("lines")) {
@@ -398,6 +400,8 @@ class ExactlyOnceKillIT {
         ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx384m", "-XX:TieredStopAtLevel=1",
                 "-Dquarkus.http.port=" + port,
+                // authentication stays on, as shipped: against a real issuer found through discovery
+                "-Dquarkus.oidc.auth-server-url=" + TestIssuer.issuer().issuer(),
                 "-Dmp.messaging.incoming.usage-in.topic=" + topic,
                 "-Dmp.messaging.incoming.usage-in.group.id=billing-kill-it-" + run,
                 // static membership: a restarted instance takes its partitions back at once, instead of waiting

@@ -19,6 +19,7 @@ import dev.gpucloud.testsupport.Hostile;
 import dev.gpucloud.testsupport.KafkaTestResource;
 import dev.gpucloud.testsupport.PostgresTestResource;
 import dev.gpucloud.testsupport.RawRecords;
+import dev.gpucloud.testsupport.TestIssuer;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -34,6 +35,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -42,18 +44,19 @@ import org.junit.jupiter.api.Test;
 /**
  * Generated hostile input for every billing REST endpoint and for usage.events, from the limits table: seeded
  * ({@code -Dgpucloud.fuzz.seed}, default 19) and bounded ({@code -Dgpucloud.fuzz.count} per entry point,
- * default 120). No input may earn a 5xx, and afterwards a canary usage record still bills and readiness is UP.
+ * default 120), with authentication on and hostile, forged, missing and valid tokens. No input may earn a 5xx, and afterwards a canary usage record still bills and readiness is UP.
  * Prints the outcomes per entry point.
  */
 @QuarkusTest
 @WithTestResource(value = KafkaTestResource.class)
 @WithTestResource(value = PostgresTestResource.class,
         initArgs = @ResourceArg(name = "database", value = "gpucloud_billing_test"))
+@WithTestResource(TestIssuer.class)
 class BillingFuzzTest {
 
     private static final long SEED = Long.getLong("gpucloud.fuzz.seed", 19);
     private static final int COUNT = Integer.getInteger("gpucloud.fuzz.count", 120);
-    private static final String OPERATOR = "test-operator-token";
+    private static final String OPERATOR = TestIssuer.token("fuzz-ops", List.of(), List.of("operator"));
     private static final Instant T0 = Instant.parse("2025-06-10T08:00:00Z");
     private static final String[] ENDPOINTS = {"/invoices/{t}?month={m}", "/invoices/{t}/{m}", "/invoices/{t}/{m}/lines",
         "/invoices/{t}/{m}/csv", "/invoices/{t}/current", "/invoices/{t}", "/advisor/{t}?month={m}", "/catalog"};
@@ -78,11 +81,13 @@ class BillingFuzzTest {
                 String path = endpoint.replace("{t}", encode(tenant)).replace("{m}", encode(month));
                 HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base() + path))
                         .timeout(Duration.ofSeconds(20)).GET();
-                switch (hostile.nextInt(3)) {
-                    case 0 -> header(request, "X-Gpucloud-Tenant", tenant);
-                    case 1 -> header(request, "X-Gpucloud-Operator-Token",
-                            hostile.nextBoolean() ? OPERATOR : hostile.text(Limits.ID));
-                    default -> header(request, "X-Gpucloud-Tenant", hostile.text(Limits.TENANT));
+                switch (hostile.nextInt(4)) {
+                    case 0 -> header(request, "Authorization", "Bearer " + TestIssuer.token("fuzz", List.of(tenant),
+                            List.of("member")));
+                    case 1 -> header(request, "Authorization", "Bearer " + (hostile.nextBoolean() ? OPERATOR
+                            : hostile.text(Limits.ID)));
+                    case 2 -> header(request, "Authorization", hostile.text(Limits.TENANT));
+                    default -> { } // no token at all
                 }
                 record(outcomes, "GET " + endpoint, send(request));
             }
@@ -106,7 +111,7 @@ class BillingFuzzTest {
                     .timeout(Duration.ofSeconds(20)).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body));
             if (hostile.nextInt(4) != 0) {
-                request.header("X-Gpucloud-Operator-Token", OPERATOR);
+                request.header("Authorization", "Bearer " + OPERATOR);
             }
             record(outcomes, "POST /catalog/entries", send(request));
         }
@@ -150,7 +155,8 @@ class BillingFuzzTest {
             topic.send(usage(canaryTenant, "job-canary", unique("alloc"), T0, T0.plusSeconds(120),
                     Sku.wholeGpu(GpuModels.A100_SXM4_40GB), 1, CapacityType.ON_DEMAND));
             UsageTopic.awaitFolded(pool, Duration.ofSeconds(90));
-            given().header("X-Gpucloud-Tenant", canaryTenant).queryParam("month", "2025-06")
+            given().auth().oauth2(TestIssuer.token("canary", List.of(canaryTenant), List.of("member")))
+                    .queryParam("month", "2025-06")
                     .get("/invoices/{tenant}", canaryTenant).then().statusCode(200)
                     .body("lines[0].seconds", equalTo(120));
         }

@@ -9,15 +9,19 @@ import static org.hamcrest.Matchers.notNullValue;
 import static org.hamcrest.Matchers.startsWith;
 
 import dev.gpucloud.testsupport.KafkaTestResource;
+import dev.gpucloud.identity.DevIssuer;
 import dev.gpucloud.testsupport.PostgresTestResource;
+import dev.gpucloud.testsupport.TestIssuer;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.YearMonth;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -26,16 +30,24 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Tenant isolation (the caller's tenant in X-Gpucloud-Tenant must be the path's), the invoice views (lines,
- * CSV, running cost), and the price catalog: read by anyone, changed by an operator only.
+ * Tenant isolation (a bearer token whose caller may read the path's tenant: its members, finance, operators),
+ * the invoice views (lines, CSV, running cost), and the price catalog: read by anyone logged in, changed by an
+ * operator only. Authentication is on here, against a real issuer found through discovery (TestIssuer).
  */
 @QuarkusTest
 @WithTestResource(value = KafkaTestResource.class)
 @WithTestResource(value = PostgresTestResource.class,
         initArgs = @ResourceArg(name = "database", value = "gpucloud_billing_test"))
+@WithTestResource(TestIssuer.class)
 class BillingApiTest {
 
-    private static final String OPERATOR = "test-operator-token";
+    private static String member(String tenant) {
+        return TestIssuer.token("alice", List.of(tenant), List.of("member"));
+    }
+
+    private static String operator() {
+        return TestIssuer.token("ops", List.of(), List.of("operator"));
+    }
 
     static Stream<Arguments> tenantScoped() {
         return Stream.of(
@@ -48,37 +60,58 @@ class BillingApiTest {
                 Arguments.of("/advisor/acme?month=2025-06"));
     }
 
-    @ParameterizedTest(name = "{0} without the caller's tenant is a 401 naming the header")
+    @ParameterizedTest(name = "{0} without a token is a 401 saying how to log in")
     @MethodSource("tenantScoped")
-    void no_caller_tenant_is_a_401(String path) {
+    void no_token_is_a_401(String path) {
         given().get(path).then()
                 .statusCode(401)
                 .contentType(ContentType.JSON)
+                .header("WWW-Authenticate", startsWith("Bearer"))
                 .body("error", equalTo("unauthorized"))
-                .body("parameter", equalTo("X-Gpucloud-Tenant"));
+                .body("parameter", equalTo("Authorization"))
+                .body("message", startsWith("no bearer token"))
+                .body("message", containsString("gpucloud login"));
     }
 
     @ParameterizedTest(name = "{0} for another tenant is a 403, before anything is read")
     @MethodSource("tenantScoped")
     void another_tenants_data_is_a_403(String path) {
-        given().header("X-Gpucloud-Tenant", "globex").get(path).then()
+        given().auth().oauth2(member("globex")).get(path).then()
                 .statusCode(403)
                 .contentType(ContentType.JSON)
                 .body("error", equalTo("forbidden"))
-                .body("message", containsString("may not read another tenant's data"));
+                .body("message", containsString("may not read the invoices of tenant 'acme'"));
     }
 
-    @ParameterizedTest(name = "{0} with a wrong operator token is a 403")
+    @ParameterizedTest(name = "{0} with an operator token of another issuer's key is a 401")
     @MethodSource("tenantScoped")
-    void a_wrong_operator_token_is_a_403(String path) {
-        given().header("X-Gpucloud-Operator-Token", "guess").get(path).then()
-                .statusCode(403)
-                .body("parameter", equalTo("X-Gpucloud-Operator-Token"));
+    void a_forged_token_is_a_401(String path) {
+        String forged = DevIssuer.inMemory(TestIssuer.issuer().issuer()).mint("mallory", List.of("acme"),
+                List.of("operator", "finance"), Duration.ofHours(1));
+        given().auth().oauth2(forged).get(path).then()
+                .statusCode(401)
+                .body("parameter", equalTo("Authorization"))
+                .body("message", containsString("not valid here"));
+        given().auth().oauth2("not-a-jwt").get(path).then().statusCode(401);
+    }
+
+    @Test
+    void finance_reads_any_tenants_invoice_and_a_tenant_admin_its_own() {
+        given().auth().oauth2(TestIssuer.token("fin", List.of(), List.of("finance")))
+                .get("/invoices/{tenant}/2025-06", "acme").then()
+                .statusCode(200)
+                .body("tenant", equalTo("acme"));
+        given().auth().oauth2(TestIssuer.token("ann", List.of("acme"), List.of("tenant-admin")))
+                .get("/invoices/{tenant}/2025-06", "acme").then()
+                .statusCode(200);
+        given().auth().oauth2(TestIssuer.token("ann", List.of("acme"), List.of("tenant-admin")))
+                .get("/invoices/{tenant}/2025-06", "globex").then()
+                .statusCode(403);
     }
 
     @Test
     void an_operator_reads_any_tenant() {
-        given().header("X-Gpucloud-Operator-Token", OPERATOR).get("/invoices/{tenant}/2025-06", "acme").then()
+        given().auth().oauth2(operator()).get("/invoices/{tenant}/2025-06", "acme").then()
                 .statusCode(200)
                 .body("tenant", equalTo("acme"));
     }
@@ -86,7 +119,7 @@ class BillingApiTest {
     @Test
     void the_running_cost_is_the_current_month_open() {
         String tenant = "nobody-" + UUID.randomUUID().toString().substring(0, 8);
-        given().header("X-Gpucloud-Tenant", tenant).get("/invoices/{tenant}/current", tenant).then()
+        given().auth().oauth2(member(tenant)).get("/invoices/{tenant}/current", tenant).then()
                 .statusCode(200)
                 .body("month", equalTo(YearMonth.now(ZoneOffset.UTC).toString()))
                 .body("status", equalTo("OPEN"))
@@ -98,7 +131,7 @@ class BillingApiTest {
     @Test
     void an_empty_invoice_exports_a_header_and_a_total_as_csv() {
         String tenant = "nobody-" + UUID.randomUUID().toString().substring(0, 8);
-        given().header("X-Gpucloud-Tenant", tenant).get("/invoices/{tenant}/2025-06/csv", tenant).then()
+        given().auth().oauth2(member(tenant)).get("/invoices/{tenant}/2025-06/csv", tenant).then()
                 .statusCode(200)
                 .contentType(startsWith("text/csv"))
                 .header("Content-Disposition", containsString("invoice-" + tenant + "-2025-06.csv"))
@@ -116,7 +149,7 @@ class BillingApiTest {
     @Test
     void the_advisor_answers_for_the_callers_tenant_with_its_assumptions() {
         String tenant = "nobody-" + UUID.randomUUID().toString().substring(0, 8);
-        given().header("X-Gpucloud-Tenant", tenant).queryParam("month", "2025-06").get("/advisor/{tenant}", tenant)
+        given().auth().oauth2(member(tenant)).queryParam("month", "2025-06").get("/advisor/{tenant}", tenant)
                 .then()
                 .statusCode(200)
                 .body("tenant", equalTo(tenant))
@@ -124,7 +157,7 @@ class BillingApiTest {
                 .body("onDemandMicros", equalTo(0))
                 .body("bestMicros", equalTo(0))
                 .body("assumptions", hasItem(containsString("spot-tolerant")));
-        given().header("X-Gpucloud-Tenant", tenant).queryParam("month", "June").get("/advisor/{tenant}", tenant)
+        given().auth().oauth2(member(tenant)).queryParam("month", "June").get("/advisor/{tenant}", tenant)
                 .then()
                 .statusCode(400)
                 .body("parameter", equalTo("month"));
@@ -132,14 +165,15 @@ class BillingApiTest {
 
     @Test
     void a_bad_month_in_the_path_is_a_400() {
-        given().header("X-Gpucloud-Tenant", "acme").get("/invoices/acme/2025-13/lines").then()
+        given().auth().oauth2(member("acme")).get("/invoices/acme/2025-13/lines").then()
                 .statusCode(400)
                 .body("parameter", equalTo("month"));
     }
 
     @Test
-    void anyone_reads_the_catalog_with_the_builtin_prices() {
-        given().get("/catalog").then()
+    void anyone_logged_in_reads_the_catalog_with_the_builtin_prices() {
+        given().get("/catalog").then().statusCode(401);
+        given().auth().oauth2(member("acme")).get("/catalog").then()
                 .statusCode(200)
                 .body("entries.find { it.gpuModel == 'A100-SXM4-40GB' && it.capacityType == 'ON_DEMAND' }"
                         + ".microsPerGpuHour", equalTo(2_745_000))
@@ -152,13 +186,13 @@ class BillingApiTest {
     void an_operator_adds_a_future_price_and_the_catalog_shows_it() {
         String model = "T" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
         String from = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString();
-        given().header("X-Gpucloud-Operator-Token", OPERATOR).contentType(ContentType.JSON)
+        given().auth().oauth2(operator()).contentType(ContentType.JSON)
                 .body("{\"gpuModel\": \"" + model + "\", \"capacityType\": \"SPOT\", \"effectiveFrom\": \"" + from
                         + "\", \"microsPerGpuHour\": 1234567}")
                 .post("/catalog/entries").then()
                 .statusCode(201)
                 .body("effectiveFrom", equalTo(from));
-        given().get("/catalog").then()
+        given().auth().oauth2(member("acme")).get("/catalog").then()
                 .body("entries.gpuModel", hasItem(model));
     }
 
@@ -193,24 +227,24 @@ class BillingApiTest {
     @ParameterizedTest(name = "{0} is a 400 naming {2}")
     @MethodSource("badEntries")
     void a_bad_price_entry_is_a_400_naming_the_field(String behaviour, String body, String field) {
-        given().header("X-Gpucloud-Operator-Token", OPERATOR).contentType(ContentType.JSON).body(body)
+        given().auth().oauth2(operator()).contentType(ContentType.JSON).body(body)
                 .post("/catalog/entries").then()
                 .statusCode(400)
                 .body("parameter", equalTo(field));
     }
 
     @Test
-    void a_price_update_needs_the_operator_token() {
+    void a_price_update_needs_an_operator() {
         String body = "{\"gpuModel\": \"A100-SXM4-40GB\", \"capacityType\": \"SPOT\", "
                 + "\"effectiveFrom\": \"2099-01-01T00:00:00Z\", \"microsPerGpuHour\": 1}";
         given().contentType(ContentType.JSON).body(body).post("/catalog/entries").then()
-                .statusCode(401).body("parameter", equalTo("X-Gpucloud-Operator-Token"));
-        given().header("X-Gpucloud-Operator-Token", "guess").contentType(ContentType.JSON).body(body)
+                .statusCode(401).body("parameter", equalTo("Authorization"));
+        given().auth().oauth2(member("acme")).contentType(ContentType.JSON).body(body)
                 .post("/catalog/entries").then()
-                .statusCode(403).body("parameter", equalTo("X-Gpucloud-Operator-Token"));
-        given().header("X-Gpucloud-Tenant", "acme").contentType(ContentType.JSON).body(body)
-                .post("/catalog/entries").then()
-                .statusCode(401);
+                .statusCode(403).body("message", containsString("takes the role operator"));
+        given().auth().oauth2(TestIssuer.token("fin", List.of(), List.of("finance"))).contentType(ContentType.JSON)
+                .body(body).post("/catalog/entries").then()
+                .statusCode(403);
     }
 
     @Test

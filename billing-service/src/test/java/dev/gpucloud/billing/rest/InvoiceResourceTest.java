@@ -37,7 +37,7 @@ class InvoiceResourceTest {
     @Test
     void a_month_without_usage_is_an_empty_open_invoice() {
         String tenant = unknownTenant();
-        given().header("X-Gpucloud-Tenant", tenant).queryParam("month", "2025-06").get("/invoices/{tenant}", tenant).then()
+        given().queryParam("month", "2025-06").get("/invoices/{tenant}", tenant).then()
                 .statusCode(200)
                 .contentType(ContentType.JSON)
                 .body("tenant", equalTo(tenant))
@@ -52,7 +52,7 @@ class InvoiceResourceTest {
     @Test
     void a_tenant_without_usage_has_no_months() {
         String tenant = unknownTenant();
-        given().header("X-Gpucloud-Tenant", tenant).get("/invoices/{tenant}", tenant).then()
+        given().get("/invoices/{tenant}", tenant).then()
                 .statusCode(200)
                 .body("tenant", equalTo(tenant))
                 .body("months", empty());
@@ -63,7 +63,7 @@ class InvoiceResourceTest {
             "+2025-06", "２０２５-０６", "2025-06' OR '1'='1", "<script>alert(1)</script>", "2025-06%00",
             "../../etc/passwd", "${jndi:ldap://x/a}"})
     void a_bad_month_is_a_400_naming_the_month(String month) {
-        given().header("X-Gpucloud-Tenant", "acme").queryParam("month", month).get("/invoices/{tenant}", "acme").then()
+        given().queryParam("month", month).get("/invoices/{tenant}", "acme").then()
                 .statusCode(400)
                 .contentType(ContentType.JSON)
                 .body("error", equalTo("bad_request"))
@@ -73,7 +73,7 @@ class InvoiceResourceTest {
 
     @Test
     void a_very_long_month_is_refused_and_clipped_in_the_message() {
-        given().header("X-Gpucloud-Tenant", "acme").queryParam("month", "9".repeat(2000)).get("/invoices/{tenant}", "acme").then()
+        given().queryParam("month", "9".repeat(2000)).get("/invoices/{tenant}", "acme").then()
                 .statusCode(400)
                 .body("parameter", equalTo("month"))
                 .body("message.length()", lessThan(200));
@@ -84,12 +84,12 @@ class InvoiceResourceTest {
             "<script>alert(1)</script>", "tënant", "acme%00", "$(id)", "acme\nSet-Cookie: x=y",
             "a123456789a123456789a123456789a123456789a123456789a123456789abcd"})
     void a_bad_tenant_is_a_400_naming_the_tenant(String tenant) {
-        given().header("X-Gpucloud-Tenant", "acme").queryParam("month", "2025-06").get("/invoices/{tenant}", tenant).then()
+        given().queryParam("month", "2025-06").get("/invoices/{tenant}", tenant).then()
                 .statusCode(400)
                 .contentType(ContentType.JSON)
                 .body("parameter", equalTo("tenant"))
                 .body("message", containsString("parameter 'tenant'"));
-        given().header("X-Gpucloud-Tenant", "acme").get("/invoices/{tenant}", tenant).then()
+        given().get("/invoices/{tenant}", tenant).then()
                 .statusCode(400)
                 .body("parameter", equalTo("tenant"));
     }
@@ -106,7 +106,7 @@ class InvoiceResourceTest {
     void hostile_paths_are_refused_without_a_server_error(String behaviour, String tenant) {
         int status;
         try {
-            status = given().header("X-Gpucloud-Tenant", "acme").queryParam("month", "2025-06")
+            status = given().queryParam("month", "2025-06")
                     .get("/invoices/{tenant}", tenant).statusCode();
         } catch (Exception e) {
             // the server may answer a 20,000-character request line and close before the client has sent it all:

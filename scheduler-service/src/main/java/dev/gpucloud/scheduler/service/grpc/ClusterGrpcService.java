@@ -36,6 +36,7 @@ public class ClusterGrpcService extends ClusterServiceGrpc.ClusterServiceImplBas
         String after;
         int size;
         try {
+            Access.operator(Authentication.caller(), "list hosts");
             dev.gpucloud.contracts.limits.Check.optionalText(request.getGpuModel(),
                     dev.gpucloud.contracts.limits.Limits.GPU_MODEL, "gpu_model");
             size = request.getPageSize() == 0 ? NODE_PAGE_MAX : request.getPageSize();

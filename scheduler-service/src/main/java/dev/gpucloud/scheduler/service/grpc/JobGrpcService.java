@@ -4,7 +4,7 @@ import dev.gpucloud.contracts.events.JobSpec;
 import dev.gpucloud.contracts.events.JobState;
 import dev.gpucloud.contracts.limits.Check;
 import dev.gpucloud.contracts.limits.Limits;
-import dev.gpucloud.contracts.events.Tenants;
+import dev.gpucloud.identity.Caller;
 import dev.gpucloud.contracts.grpc.v1.CancelJobRequest;
 import dev.gpucloud.contracts.grpc.v1.GetJobRequest;
 import dev.gpucloud.contracts.grpc.v1.Job;
@@ -52,7 +52,7 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
     @Override
     public void submitJob(SubmitJobRequest request, StreamObserver<SubmitJobResponse> response) {
         respond(response, () -> {
-            String tenant = Tenants.require(request.getTenant(), "tenant");
+            String tenant = Access.submittingTenant(Authentication.caller(), request.getTenant());
             String requestId = Check.text(request.getClientRequestId(), Limits.ID, "client_request_id");
             if (!request.hasSpec()) {
                 throw GrpcErrors.invalid("missing required field 'spec'");
@@ -67,13 +67,17 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
 
     @Override
     public void getJob(GetJobRequest request, StreamObserver<Job> response) {
-        respond(response, () -> queries.get(jobId(request.getJobId())).map(ProtoMapper::toProto));
+        respond(response, () -> {
+            Caller caller = Authentication.caller();
+            return queries.get(jobId(request.getJobId())).map(job -> Access.readable(caller, job))
+                    .map(ProtoMapper::toProto);
+        });
     }
 
     @Override
     public void listJobs(ListJobsRequest request, StreamObserver<ListJobsResponse> response) {
         respond(response, () -> {
-            String tenant = request.getTenant().isEmpty() ? null : Tenants.require(request.getTenant(), "tenant");
+            String tenant = Access.listingTenant(Authentication.caller(), request.getTenant());
             List<JobState> states = ProtoMapper.states(request.getStatesList());
             int size = request.getPageSize() == 0 ? config.defaultPageSize() : request.getPageSize();
             if (size < 0 || size > config.maxPageSize()) {
@@ -98,7 +102,10 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
     public void cancelJob(CancelJobRequest request, StreamObserver<Job> response) {
         respond(response, () -> {
             Check.optionalText(request.getReason(), Limits.DETAIL, "reason");
-            return engine.cancel(jobId(request.getJobId()), request.getReason()).map(ProtoMapper::toProto);
+            Caller caller = Authentication.caller();
+            String jobId = jobId(request.getJobId());
+            return queries.get(jobId).map(job -> Access.cancellable(caller, job))
+                    .flatMap(job -> engine.cancel(jobId, request.getReason())).map(ProtoMapper::toProto);
         });
     }
 
@@ -106,19 +113,42 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
     public void watchJob(WatchJobRequest request, StreamObserver<JobEvent> response) {
         ServerCallStreamObserver<JobEvent> stream = (ServerCallStreamObserver<JobEvent>) response;
         String jobId;
+        Caller caller;
         try {
             jobId = jobId(request.getJobId());
+            caller = Authentication.caller();
         } catch (RuntimeException e) {
             response.onError(GrpcErrors.toStatus(e));
+            return;
+        }
+        AtomicBoolean done = new AtomicBoolean();
+        Runnable[] unwatch = {() -> { }};
+        // set while the call is being started, as gRPC requires; the watch below replaces what it undoes
+        stream.setOnCancelHandler(() -> {
+            done.set(true);
+            unwatch[0].run();
+        });
+        // the caller must be able to read the job before anything of it is streamed
+        queries.get(jobId).map(job -> Access.readable(caller, job)).subscribe().with(
+                readable -> watch(jobId, stream, done, unwatch),
+                failure -> {
+                    if (done.compareAndSet(false, true)) {
+                        response.onError(GrpcErrors.toStatus(failure));
+                    }
+                });
+    }
+
+    private void watch(String jobId, ServerCallStreamObserver<JobEvent> stream, AtomicBoolean done,
+            Runnable[] unwatch) {
+        StreamObserver<JobEvent> response = stream;
+        if (done.get()) { // cancelled while its access was checked
             return;
         }
         if (!leader.leads()) { // only the leader sees changes as they commit
             response.onError(GrpcErrors.toStatus(leader.notLeader()));
             return;
         }
-        AtomicBoolean done = new AtomicBoolean();
         Object lock = new Object();
-        Runnable[] unwatch = new Runnable[1];
         // Register first, then read the current state, so no change between the two is missed.
         unwatch[0] = watchers.watch(jobId, event -> {
             synchronized (lock) {
@@ -139,10 +169,10 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
                 }
             }
         });
-        stream.setOnCancelHandler(() -> {
-            done.set(true);
+        if (done.get()) { // cancelled while it registered
             unwatch[0].run();
-        });
+            return;
+        }
         queries.get(jobId).subscribe().with(current -> {
             synchronized (lock) {
                 if (done.get()) {

@@ -6,12 +6,13 @@ import dev.gpucloud.scheduler.service.engine.JobWatchers;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import dev.gpucloud.scheduler.service.leader.LeaderState;
 import io.grpc.BindableService;
+import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.quarkus.grpc.GrpcService;
 
 /**
- * The gRPC services as the server binds them: {@link JobGrpcService} and {@link ClusterGrpcService} with
- * every request marshaller made strict ({@link StrictRequests}). Generated services may not override
+ * The gRPC services as the server binds them: {@link JobGrpcService} and {@link ClusterGrpcService} behind
+ * {@link Authentication}, with every request marshaller made strict ({@link StrictRequests}). Generated services may not override
  * {@code bindService()}, and Quarkus takes every BindableService bean for a service of its own, so the
  * implementations are plain objects these beans own.
  */
@@ -25,13 +26,17 @@ final class StrictServices {
     static class Jobs implements BindableService {
         private final JobGrpcService service;
 
-        Jobs(SchedulerEngine engine, JobQueries queries, JobWatchers watchers, SchedulerConfig config, LeaderState leader) {
+        private final Authentication authentication;
+
+        Jobs(SchedulerEngine engine, JobQueries queries, JobWatchers watchers, SchedulerConfig config, LeaderState leader,
+                Authentication authentication) {
             this.service = new JobGrpcService(engine, queries, watchers, config, leader);
+            this.authentication = authentication;
         }
 
         @Override
         public ServerServiceDefinition bindService() {
-            return StrictRequests.of(service.bindService());
+            return ServerInterceptors.intercept(StrictRequests.of(service.bindService()), authentication);
         }
     }
 
@@ -40,13 +45,16 @@ final class StrictServices {
     static class Cluster implements BindableService {
         private final ClusterGrpcService service;
 
-        Cluster(SchedulerEngine engine) {
+        private final Authentication authentication;
+
+        Cluster(SchedulerEngine engine, Authentication authentication) {
             this.service = new ClusterGrpcService(engine);
+            this.authentication = authentication;
         }
 
         @Override
         public ServerServiceDefinition bindService() {
-            return StrictRequests.of(service.bindService());
+            return ServerInterceptors.intercept(StrictRequests.of(service.bindService()), authentication);
         }
     }
 }

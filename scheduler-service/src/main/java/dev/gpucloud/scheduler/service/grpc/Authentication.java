@@ -1,0 +1,205 @@
+package dev.gpucloud.scheduler.service.grpc;
+
+import dev.gpucloud.identity.BearerToken;
+import dev.gpucloud.identity.Caller;
+import dev.gpucloud.scheduler.service.config.AuthConfig;
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import io.quarkus.oidc.AccessTokenCredential;
+import io.quarkus.oidc.TenantIdentityProvider;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.security.identity.SecurityIdentity;
+import io.vertx.core.Vertx;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import org.eclipse.microprofile.jwt.JsonWebToken;
+import org.jboss.logging.Logger;
+
+/**
+ * Every call of the scheduler's API carries a bearer token; this interceptor has quarkus-oidc verify it
+ * (signature against the provider's keys, issuer, audience, expiry) and hands the call on with its
+ * {@link Caller} in the gRPC context, where the services read it with {@link #caller()}. A call without a valid
+ * token ends UNAUTHENTICATED with what was wrong and how to log in; nothing of it reaches the service.
+ *
+ * <p>Verification is asynchronous (a key set may have to be fetched), so the call's events wait in a
+ * {@link Waiting} listener until the token is settled, and the settled call goes on on the Vert.x context it
+ * arrived on.
+ */
+@ApplicationScoped
+public class Authentication implements ServerInterceptor {
+
+    private static final Logger LOG = Logger.getLogger(Authentication.class);
+    private static final Context.Key<Caller> CALLER = Context.key("gpucloud.caller");
+    /**
+     * Longer than real providers' access tokens, and under the HTTP/2 header list the server accepts (8 KiB), so
+     * that this check answers; a longer header is refused by the transport before any of this runs.
+     */
+    static final int MAX_TOKEN_CHARS = 6 * 1024;
+    static final String HOW_TO_LOG_IN = "log in with `./gpucloud login` (`--dev --tenant T --role member` against the"
+            + " local issuer) or send 'authorization: Bearer <token>'";
+
+    private final AuthConfig config;
+    private final TenantIdentityProvider identities;
+
+    public Authentication(AuthConfig config, TenantIdentityProvider identities) {
+        this.config = config;
+        this.identities = identities;
+    }
+
+    void onStart(@Observes StartupEvent ignored) {
+        if (!config.enabled()) {
+            LOG.warn("authentication is OFF (gpucloud.auth.enabled=false): every caller may do everything;"
+                    + " this setting is for the service's own tests");
+        }
+    }
+
+    /** The caller of the call being served. */
+    public static Caller caller() {
+        Caller caller = CALLER.get();
+        if (caller == null) {
+            throw new IllegalStateException("no caller: the call did not pass through Authentication");
+        }
+        return caller;
+    }
+
+    @Override
+    public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(ServerCall<ReqT, RespT> call, Metadata headers,
+            ServerCallHandler<ReqT, RespT> next) {
+        Context context = Context.current();
+        if (!config.enabled()) {
+            return Contexts.interceptCall(context.withValue(CALLER, Caller.authenticationOff()), call, headers, next);
+        }
+        String header = headers.get(BearerToken.AUTHORIZATION);
+        String method = call.getMethodDescriptor().getFullMethodName();
+        if (header == null || header.isBlank()) {
+            return refuse(call, method, "no bearer token: " + HOW_TO_LOG_IN);
+        }
+        if (header.length() < 7 || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return refuse(call, method, "the authorization header must be 'Bearer <token>'; " + HOW_TO_LOG_IN);
+        }
+        String token = header.substring(7).strip();
+        if (token.length() > MAX_TOKEN_CHARS) {
+            return refuse(call, method, "the token is " + token.length() + " characters, more than "
+                    + MAX_TOKEN_CHARS + "; " + HOW_TO_LOG_IN);
+        }
+        Waiting<ReqT> waiting = new Waiting<>();
+        io.vertx.core.Context arrivedOn = Vertx.currentContext();
+        Executor back = arrivedOn == null ? Runnable::run : task -> arrivedOn.runOnContext(v -> task.run());
+        identities.authenticate(new AccessTokenCredential(token))
+                .map(this::callerOf)
+                .emitOn(back)
+                .subscribe().with(
+                        caller -> waiting.start(Contexts.interceptCall(context.withValue(CALLER, caller), call, headers,
+                                next)),
+                        failure -> {
+                            String why = why(failure);
+                            LOG.infof("refused %s: %s", method, why);
+                            waiting.drop();
+                            call.close(Status.UNAUTHENTICATED.withDescription(why + "; " + HOW_TO_LOG_IN),
+                                    new Metadata());
+                        });
+        return waiting;
+    }
+
+    private Caller callerOf(SecurityIdentity identity) {
+        String subject = identity.getPrincipal().getName();
+        Object tenants = null;
+        if (identity.getPrincipal() instanceof JsonWebToken jwt) {
+            tenants = jwt.getClaim(config.tenantsClaim());
+            String username = jwt.getClaim("preferred_username");
+            subject = username != null ? username : jwt.getSubject() != null ? jwt.getSubject() : subject;
+        }
+        try {
+            return Caller.fromClaims(subject, config.tenantsClaim(), tenants, identity.getRoles());
+        } catch (IllegalArgumentException malformed) {
+            throw new TokenRefused(malformed.getMessage());
+        }
+    }
+
+    /** What a verification failure says, without the token or a stack. */
+    private static String why(Throwable failure) {
+        if (failure instanceof TokenRefused refused) {
+            return refused.getMessage();
+        }
+        return "the token is not valid here (expired, not yet valid, not signed by the provider, or for another"
+                + " audience or issuer)";
+    }
+
+    private static <ReqT, RespT> ServerCall.Listener<ReqT> refuse(ServerCall<ReqT, RespT> call, String method,
+            String why) {
+        LOG.infof("refused %s: %s", method, why);
+        call.close(Status.UNAUTHENTICATED.withDescription(why), new Metadata());
+        return new ServerCall.Listener<>() {
+        };
+    }
+
+    /** A claim that makes no caller: a valid signature over a tenant claim that is not a tenant id. */
+    private static final class TokenRefused extends RuntimeException {
+        TokenRefused(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** Holds a call's events until its token is settled, then hands them, in order, to the real listener. */
+    static final class Waiting<ReqT> extends ServerCall.Listener<ReqT> {
+        private final List<Consumer<ServerCall.Listener<ReqT>>> held = new ArrayList<>();
+        private ServerCall.Listener<ReqT> delegate;
+        private boolean dropped;
+
+        synchronized void start(ServerCall.Listener<ReqT> listener) {
+            if (dropped) {
+                return;
+            }
+            delegate = listener;
+            held.forEach(event -> event.accept(listener));
+            held.clear();
+        }
+
+        synchronized void drop() {
+            dropped = true;
+            held.clear();
+        }
+
+        private synchronized void on(Consumer<ServerCall.Listener<ReqT>> event) {
+            if (delegate != null) {
+                event.accept(delegate);
+            } else if (!dropped) {
+                held.add(event);
+            }
+        }
+
+        @Override
+        public void onMessage(ReqT message) {
+            on(l -> l.onMessage(message));
+        }
+
+        @Override
+        public void onHalfClose() {
+            on(ServerCall.Listener::onHalfClose);
+        }
+
+        @Override
+        public void onCancel() {
+            on(ServerCall.Listener::onCancel);
+        }
+
+        @Override
+        public void onComplete() {
+            on(ServerCall.Listener::onComplete);
+        }
+
+        @Override
+        public void onReady() {
+            on(ServerCall.Listener::onReady);
+        }
+    }
+}
