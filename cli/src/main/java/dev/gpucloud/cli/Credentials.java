@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
 
 /**
  * Where the CLI keeps its tokens, as kubectl keeps its config: one file per profile under
- * {@code $GPUCLOUD_HOME/profiles} (default {@code ~/.gpucloud}), readable by its owner only. {@code GPUCLOUD_TOKEN}
+ * {@code $GPUCLOUD_HOME/profiles} (default {@code ~/.gpucloud}; the system property {@code gpucloud.home} first),
+ * readable by its owner only. {@code GPUCLOUD_TOKEN}
  * overrides the file, for scripts.
  */
 final class Credentials {
@@ -23,7 +24,7 @@ final class Credentials {
     }
 
     static Path home() {
-        String home = System.getenv("GPUCLOUD_HOME");
+        String home = System.getProperty("gpucloud.home", System.getenv("GPUCLOUD_HOME"));
         return home != null && !home.isBlank() ? Path.of(home) : Path.of(System.getProperty("user.home"), ".gpucloud");
     }
 
