@@ -148,14 +148,26 @@ final class Identity {
         }
     }
 
+    /** The token's roles this system knows, from {@code groups} or Keycloak's {@code realm_access.roles}. */
+    private static List<String> roles(JwtClaims claims) throws Exception {
+        List<String> names = new ArrayList<>();
+        if (claims.hasClaim(DevIssuer.ROLES_CLAIM)) {
+            names.addAll(claims.getStringListClaimValue(DevIssuer.ROLES_CLAIM));
+        }
+        if (claims.getClaimValue("realm_access") instanceof java.util.Map<?, ?> realm
+                && realm.get("roles") instanceof List<?> list) {
+            list.forEach(r -> names.add(String.valueOf(r)));
+        }
+        return names.stream().filter(r -> Role.ofClaim(r).isPresent()).distinct().toList();
+    }
+
     /** {@code 'alice' (member of acme), until 2026-12-04T09:00:00Z}, from the token's claims. */
     static String describe(String token) {
         try {
             JwtClaims claims = JwtClaims.parse(Credentials.unverifiedClaims(token));
             Object user = claims.getClaimValue("preferred_username");
             String subject = user != null ? user.toString() : String.valueOf(claims.getSubject());
-            List<String> roles = claims.hasClaim(DevIssuer.ROLES_CLAIM)
-                    ? claims.getStringListClaimValue(DevIssuer.ROLES_CLAIM) : List.of();
+            List<String> roles = roles(claims);
             List<String> tenants = claims.hasClaim(DevIssuer.TENANTS_CLAIM)
                     ? claims.getStringListClaimValue(DevIssuer.TENANTS_CLAIM) : List.of();
             String until = claims.getExpirationTime() == null ? ""

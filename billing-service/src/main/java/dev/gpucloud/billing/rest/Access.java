@@ -1,17 +1,15 @@
 package dev.gpucloud.billing.rest;
 
-import dev.gpucloud.billing.config.AuthConfig;
 import dev.gpucloud.identity.Caller;
+import dev.gpucloud.identity.Callers;
 import dev.gpucloud.identity.Role;
-import io.quarkus.runtime.StartupEvent;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
 import jakarta.ws.rs.core.Response;
 import java.util.function.Supplier;
-import org.eclipse.microprofile.jwt.JsonWebToken;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -32,17 +30,17 @@ public class Access {
             + " the provider, or for another audience or issuer); " + HOW_TO_LOG_IN;
 
     private final CurrentIdentityAssociation identities;
-    private final AuthConfig config;
+    private final boolean enabled;
+    private final String tenantsClaim;
 
-    public Access(CurrentIdentityAssociation identities, AuthConfig config) {
+    public Access(CurrentIdentityAssociation identities,
+            @ConfigProperty(name = "gpucloud.auth.enabled", defaultValue = "true") boolean enabled,
+            @ConfigProperty(name = "gpucloud.auth.tenants-claim", defaultValue = "gpucloud_tenants") String tenantsClaim) {
         this.identities = identities;
-        this.config = config;
-    }
-
-    void onStart(@Observes StartupEvent ignored) {
-        if (!config.enabled()) {
-            LOG.warn("authentication is OFF (gpucloud.auth.enabled=false): every caller may do everything;"
-                    + " this setting is for the service's own tests");
+        this.enabled = enabled;
+        this.tenantsClaim = tenantsClaim;
+        if (!enabled) {
+            LOG.warn(Callers.OFF_WARNING);
         }
     }
 
@@ -64,7 +62,7 @@ public class Access {
     }
 
     private Uni<Response> withCaller(java.util.function.Function<Caller, Uni<Response>> then) {
-        if (!config.enabled()) {
+        if (!enabled) {
             return then.apply(Caller.authenticationOff());
         }
         return identities.getDeferredIdentity()
@@ -83,15 +81,8 @@ public class Access {
         if (identity.isAnonymous()) {
             throw new Refused("no bearer token: " + HOW_TO_LOG_IN);
         }
-        String subject = identity.getPrincipal().getName();
-        Object tenants = null;
-        if (identity.getPrincipal() instanceof JsonWebToken jwt) {
-            tenants = jwt.getClaim(config.tenantsClaim());
-            String username = jwt.getClaim("preferred_username");
-            subject = username != null ? username : jwt.getSubject() != null ? jwt.getSubject() : subject;
-        }
         try {
-            return Caller.fromClaims(subject, config.tenantsClaim(), tenants, identity.getRoles());
+            return Callers.of(identity, tenantsClaim);
         } catch (IllegalArgumentException malformed) {
             throw new Refused(malformed.getMessage() + "; " + HOW_TO_LOG_IN);
         }

@@ -2,7 +2,7 @@ package dev.gpucloud.scheduler.service.grpc;
 
 import dev.gpucloud.identity.BearerToken;
 import dev.gpucloud.identity.Caller;
-import dev.gpucloud.scheduler.service.config.AuthConfig;
+import dev.gpucloud.identity.Callers;
 import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.Metadata;
@@ -12,16 +12,14 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.quarkus.oidc.AccessTokenCredential;
 import io.quarkus.oidc.TenantIdentityProvider;
-import io.quarkus.runtime.StartupEvent;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
-import org.eclipse.microprofile.jwt.JsonWebToken;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -47,18 +45,18 @@ public class Authentication implements ServerInterceptor {
     static final String HOW_TO_LOG_IN = "log in with `./gpucloud login` (`--dev --tenant T --role member` against the"
             + " local issuer) or send 'authorization: Bearer <token>'";
 
-    private final AuthConfig config;
+    private final boolean enabled;
+    private final String tenantsClaim;
     private final TenantIdentityProvider identities;
 
-    public Authentication(AuthConfig config, TenantIdentityProvider identities) {
-        this.config = config;
+    public Authentication(@ConfigProperty(name = "gpucloud.auth.enabled", defaultValue = "true") boolean enabled,
+            @ConfigProperty(name = "gpucloud.auth.tenants-claim", defaultValue = "gpucloud_tenants") String tenantsClaim,
+            TenantIdentityProvider identities) {
+        this.enabled = enabled;
+        this.tenantsClaim = tenantsClaim;
         this.identities = identities;
-    }
-
-    void onStart(@Observes StartupEvent ignored) {
-        if (!config.enabled()) {
-            LOG.warn("authentication is OFF (gpucloud.auth.enabled=false): every caller may do everything;"
-                    + " this setting is for the service's own tests");
+        if (!enabled) {
+            LOG.warn(Callers.OFF_WARNING);
         }
     }
 
@@ -75,7 +73,7 @@ public class Authentication implements ServerInterceptor {
     public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(ServerCall<ReqT, RespT> call, Metadata headers,
             ServerCallHandler<ReqT, RespT> next) {
         Context context = Context.current();
-        if (!config.enabled()) {
+        if (!enabled) {
             return Contexts.interceptCall(context.withValue(CALLER, Caller.authenticationOff()), call, headers, next);
         }
         String header = headers.get(BearerToken.AUTHORIZATION);
@@ -111,15 +109,8 @@ public class Authentication implements ServerInterceptor {
     }
 
     private Caller callerOf(SecurityIdentity identity) {
-        String subject = identity.getPrincipal().getName();
-        Object tenants = null;
-        if (identity.getPrincipal() instanceof JsonWebToken jwt) {
-            tenants = jwt.getClaim(config.tenantsClaim());
-            String username = jwt.getClaim("preferred_username");
-            subject = username != null ? username : jwt.getSubject() != null ? jwt.getSubject() : subject;
-        }
         try {
-            return Caller.fromClaims(subject, config.tenantsClaim(), tenants, identity.getRoles());
+            return Callers.of(identity, tenantsClaim);
         } catch (IllegalArgumentException malformed) {
             throw new TokenRefused(malformed.getMessage());
         }
