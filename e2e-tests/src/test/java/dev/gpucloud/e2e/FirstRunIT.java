@@ -33,7 +33,8 @@ class FirstRunIT {
     static final Path ROOT = Path.of(System.getProperty("gpucloud.root", "..")).toAbsolutePath().normalize();
     static final Path BASE = ROOT.resolve("e2e-tests/target/first-run");
     static final List<String> PORT_VARS = List.of("GPUCLOUD_SCHEDULER_PORT", "GPUCLOUD_BILLING_PORT",
-            "GPUCLOUD_METRICS_PORT", "GPUCLOUD_AGENT_PORT", "KAFKA_PORT", "KAFKA_CONTROLLER_PORT", "PGPORT");
+            "GPUCLOUD_METRICS_PORT", "GPUCLOUD_AGENT_PORT", "KAFKA_PORT", "KAFKA_CONTROLLER_PORT", "PGPORT",
+            "GPUCLOUD_ISSUER_PORT");
 
     @BeforeAll
     static void nothingFromBefore() throws IOException {
@@ -69,12 +70,20 @@ class FirstRunIT {
                 .containsPattern("DCGM_FI_DEV_GPU_UTIL\\{[^}]*Hostname=\"sim-a100-[01]\"[^}]*} [0-9.]+")
                 .containsPattern(gang.group(1) + "\\W+.*A100-SXM4-40GB")
                 .containsPattern("job-\\w+\\W+.*H100-SXM5-80GB")
-                .contains("the system keeps running")
+                .contains("the system keeps running");
+        // tenant isolation, as the demo shows it: acme's member neither finds nor cancels globex's gang, and a
+        // call without a token is refused; those are the only errors it may print
+        assertThat(demo).contains("acme's listing holds 0 globex jobs")
+                .containsPattern("  error: NOT_FOUND: job '" + gang.group(1) + "' not found\n  error: NOT_FOUND: job '"
+                        + gang.group(1) + "' not found")
+                .contains("  error: UNAUTHENTICATED: no bearer token")
+                .contains("'alice' (member of acme) may not read the invoices of tenant 'globex'");
+        assertThat(demo.replaceAll("  error: (NOT_FOUND: job '[^']*' not found|UNAUTHENTICATED: no bearer token[^\n]*)", ""))
                 .doesNotContain("refused:", "Permission denied", "Exception", "\tat ", "error:");
 
         Map<String, Integer> ports = stackPorts();
         List<Long> pids = pids();
-        assertThat(pids).as("services, broker and database, each by pid").hasSize(6);
+        assertThat(pids).as("services, issuer, broker and database, each by pid").hasSize(7);
 
         gpucloud("down");
         assertNothingLeft(ports, pids);
@@ -86,7 +95,7 @@ class FirstRunIT {
         assertThat(up).contains("isolated stack in").doesNotContain("adopting", "Permission denied", "Exception");
         Map<String, Integer> ports = stackPorts();
         List<Long> pids = pids();
-        assertThat(pids).hasSize(6);
+        assertThat(pids).hasSize(7);
         for (int port : ports.values()) {
             if (port != ports.get("KAFKA_CONTROLLER_PORT")) {
                 assertThat(listening(port)).as("port %d after up", port).isTrue();
