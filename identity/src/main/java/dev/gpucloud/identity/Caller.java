@@ -1,5 +1,7 @@
 package dev.gpucloud.identity;
 
+import dev.gpucloud.contracts.events.Tenants;
+import dev.gpucloud.contracts.limits.Check;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;
@@ -7,7 +9,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
 
 /**
  * Who made a call, from a verified token: its subject, the tenants it belongs to and its roles. Every check a
@@ -18,7 +19,6 @@ import java.util.regex.Pattern;
  */
 public record Caller(String subject, Set<String> tenants, Set<Role> roles, boolean unrestricted) {
 
-    private static final Pattern TENANT = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
     private static final Caller UNRESTRICTED = new Caller("(authentication off)", Set.of(), EnumSet.allOf(Role.class),
             true);
 
@@ -55,8 +55,10 @@ public record Caller(String subject, Set<String> tenants, Set<Role> roles, boole
                     + " them");
         }
         for (String tenant : tenants) {
-            if (!TENANT.matcher(tenant).matches()) {
-                throw new IllegalArgumentException("the token's claim '" + claimName + "' holds '" + clip(tenant)
+            try {
+                Tenants.require(tenant, claimName);
+            } catch (IllegalArgumentException notATenant) {
+                throw new IllegalArgumentException("the token's claim '" + claimName + "' holds '" + Check.clip(tenant)
                         + "', which is not a tenant id (1..63 lower-case letters, digits or dashes)");
             }
         }
@@ -71,10 +73,6 @@ public record Caller(String subject, Set<String> tenants, Set<Role> roles, boole
     private static String unquote(String json) {
         return json.length() >= 2 && json.startsWith("\"") && json.endsWith("\"") ? json.substring(1, json.length() - 1)
                 : json;
-    }
-
-    private static String clip(String text) {
-        return text.length() <= 64 ? text : text.substring(0, 64) + "...";
     }
 
     public static Caller authenticationOff() {
@@ -122,7 +120,7 @@ public record Caller(String subject, Set<String> tenants, Set<Role> roles, boole
         if (unrestricted) {
             return subject;
         }
-        StringBuilder b = new StringBuilder("'").append(subject).append("' (");
+        StringBuilder b = new StringBuilder("'").append(Check.clip(subject)).append("' (");
         b.append(roles.isEmpty() ? "no role" : String.join(", ", roles.stream().map(Role::claim).sorted().toList()));
         if (!tenants.isEmpty()) {
             b.append(" of ").append(String.join(", ", tenants));

@@ -1,5 +1,6 @@
 package dev.gpucloud.billing.rest;
 
+import dev.gpucloud.contracts.limits.Check;
 import dev.gpucloud.identity.Caller;
 import dev.gpucloud.identity.Callers;
 import dev.gpucloud.identity.Role;
@@ -47,7 +48,7 @@ public class Access {
     /** Runs {@code then} if the caller may read {@code tenant}'s invoices; else answers 401 or 403. */
     public Uni<Response> readingInvoicesOf(String tenant, Supplier<Uni<Response>> then) {
         return withCaller(caller -> caller.readsInvoicesOf(tenant) ? then.get() : forbidden(caller.describe()
-                + " may not read the invoices of tenant '" + dev.gpucloud.contracts.limits.Check.clip(tenant) + "'"));
+                + " may not read the invoices of tenant '" + Check.clip(tenant) + "'"));
     }
 
     /** Runs {@code then} for an operator; else answers 401 or 403. */
