@@ -8,6 +8,7 @@ import dev.gpucloud.billing.repository.FoldStore;
 import dev.gpucloud.contracts.events.Envelope;
 import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.contracts.events.UsageEvent;
+import dev.gpucloud.contracts.kafka.KafkaAccess;
 import io.vertx.pgclient.PgException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -126,6 +127,8 @@ final class SnapshotIsolation {
     /** The records of {@code key} in [from, to) of a partition, read with a consumer of no group. */
     private List<ConsumerRecord<String, byte[]>> read(TopicPartition partition, long from, long to, String key) {
         Properties props = new Properties();
+        props.putAll(KafkaAccess.loginSettings(
+                name -> org.eclipse.microprofile.config.ConfigProvider.getConfig().getOptionalValue(name, String.class)));
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, "billing-isolation");

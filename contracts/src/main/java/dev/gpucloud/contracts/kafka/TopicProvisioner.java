@@ -15,7 +15,8 @@ import org.apache.kafka.clients.admin.NewTopic;
 
 /**
  * Creates every gpucloud topic and its dead-letter topic on a broker, leaving existing ones alone.
- * Run as {@code java ... TopicProvisioner localhost:9092}.
+ * Run as {@code java ... TopicProvisioner localhost:9092 [CLIENT_CONFIG]}, the file giving the admin's login
+ * where the broker asks for one.
  */
 public final class TopicProvisioner {
 
@@ -36,7 +37,14 @@ public final class TopicProvisioner {
 
     /** Creates what is missing; returns the names it created. */
     public static List<String> ensureTopics(String bootstrapServers) throws InterruptedException, ExecutionException {
+        return ensureTopics(bootstrapServers, new Properties());
+    }
+
+    /** As {@link #ensureTopics(String)}, logging in with the given client settings (the broker's admin's). */
+    public static List<String> ensureTopics(String bootstrapServers, Properties login)
+            throws InterruptedException, ExecutionException {
         Properties props = new Properties();
+        props.putAll(login);
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000);
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
@@ -62,7 +70,8 @@ public final class TopicProvisioner {
 
     public static void main(String[] args) throws Exception {
         String bootstrap = args.length > 0 ? args[0] : "localhost:9092";
-        List<String> created = ensureTopics(bootstrap);
+        Properties login = args.length > 1 ? KafkaAccess.clientConfig(java.nio.file.Path.of(args[1])) : new Properties();
+        List<String> created = ensureTopics(bootstrap, login);
         System.out.println(created.isEmpty()
                 ? "all " + Topics.all().size() * 2 + " topics already exist on " + bootstrap
                 : "created " + created.size() + " topics on " + bootstrap + ": " + String.join(", ", created));

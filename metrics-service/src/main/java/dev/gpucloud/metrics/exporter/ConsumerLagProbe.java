@@ -1,5 +1,6 @@
 package dev.gpucloud.metrics.exporter;
 
+import dev.gpucloud.contracts.kafka.KafkaAccess;
 import dev.gpucloud.metrics.config.MetricsConfig;
 import dev.gpucloud.metrics.platform.ConsumerLag;
 import dev.gpucloud.metrics.platform.ConsumerLag.Partition;
@@ -26,6 +27,7 @@ import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -138,11 +140,14 @@ public class ConsumerLagProbe {
 
     private synchronized Admin admin() {
         if (admin == null) {
-            admin = Admin.create(Map.of(
+            Map<String, Object> settings = new java.util.HashMap<>(KafkaAccess.loginSettings(
+                    key -> ConfigProvider.getConfig().getOptionalValue(key, String.class)));
+            settings.putAll(Map.of(
                     AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                     AdminClientConfig.CLIENT_ID_CONFIG, "metrics-service-lag",
                     AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000,
                     AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000));
+            admin = Admin.create(settings);
         }
         return admin;
     }

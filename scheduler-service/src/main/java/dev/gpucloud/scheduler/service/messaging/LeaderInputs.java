@@ -1,6 +1,7 @@
 package dev.gpucloud.scheduler.service.messaging;
 
 import dev.gpucloud.contracts.events.Topics;
+import dev.gpucloud.contracts.kafka.KafkaAccess;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.leader.LeaderState;
 import dev.gpucloud.scheduler.service.leader.NotLeaderException;
@@ -86,6 +87,8 @@ public class LeaderInputs {
 
     private Properties properties() {
         Properties p = new Properties();
+        p.putAll(KafkaAccess.loginSettings(
+                key -> org.eclipse.microprofile.config.ConfigProvider.getConfig().getOptionalValue(key, String.class)));
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, config.inputsGroup());
         p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.inputsMember());

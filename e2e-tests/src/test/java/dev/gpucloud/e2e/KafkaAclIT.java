@@ -1,0 +1,199 @@
+package dev.gpucloud.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.gpucloud.contracts.events.Topic;
+import dev.gpucloud.contracts.events.Topics;
+import dev.gpucloud.contracts.kafka.AccessProbe;
+import dev.gpucloud.contracts.kafka.AccessProbe.Outcome;
+import dev.gpucloud.contracts.kafka.KafkaAccess;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The broker that ./gpucloud up starts, with real principals: deploy/local/kafka.sh starts it with SASL and
+ * KRaft's StandardAuthorizer on ports of its own, provisions the services and two agents, and every principal
+ * tries to write and read every topic. What each may do is written here from the issue's words, not read from
+ * {@link KafkaAccess}, so a change to the ACLs that lets an agent write commands fails this test.
+ */
+class KafkaAclIT {
+
+    static final Path ROOT = Path.of(System.getProperty("gpucloud.root", "..")).toAbsolutePath().normalize();
+    static final Path RUN_DIR = ROOT.resolve("e2e-tests/target/acl-run");
+    static final Path AUTH = RUN_DIR.resolve("kafka/auth");
+    static int port;
+    static int controllerPort;
+    static String bootstrap;
+
+    /** What each principal may write: its own topics and the dead letters of what it reads. */
+    static final Map<String, Set<String>> WRITES = Map.of(
+            "scheduler", Set.of("job.events", "node.commands", "gpu.inventory.dlq", "gpu.telemetry.dlq",
+                    "node.events.dlq", "allocation.events.dlq", "job.requests.dlq"),
+            "billing", Set.of("usage.events.dlq"),
+            "metrics", Set.of("gpu.advisories", "gpu.telemetry.dlq", "gpu.inventory.dlq", "job.events.dlq",
+                    "allocation.events.dlq", "node.events.dlq", "usage.events.dlq"),
+            "agent-a1", Set.of("gpu.inventory", "gpu.telemetry", "node.events", "allocation.events", "usage.events",
+                    "node.commands.dlq"));
+    /** What each principal may read. */
+    static final Map<String, Set<String>> READS = Map.of(
+            "scheduler", Set.of("gpu.inventory", "gpu.telemetry", "node.events", "allocation.events", "job.requests"),
+            "billing", Set.of("usage.events"),
+            "metrics", Set.of("gpu.telemetry", "gpu.inventory", "job.events", "allocation.events", "node.events",
+                    "usage.events"),
+            "agent-a1", Set.of("node.commands"));
+
+    @BeforeAll
+    static void startSecuredBroker() throws Exception {
+        port = freePort();
+        controllerPort = freePort();
+        bootstrap = "localhost:" + port;
+        kafkaSh("start");
+        kafkaSh("provision", "scheduler", "billing", "metrics", "agent:a1", "agent:a2");
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        kafkaSh("stop");
+    }
+
+    @Test
+    void each_principal_writes_and_reads_exactly_what_its_acls_allow() throws Exception {
+        List<String> wrong = new ArrayList<>();
+        for (String principal : WRITES.keySet()) {
+            Properties login = login(principal);
+            for (Topic<?> topic : Topics.all()) {
+                for (String name : List.of(topic.name(), topic.deadLetterTopic())) {
+                    Outcome outcome = AccessProbe.write(bootstrap, login, name);
+                    Outcome expected = WRITES.get(principal).contains(name) ? Outcome.ALLOWED : Outcome.NOT_AUTHORIZED;
+                    if (outcome != expected) {
+                        wrong.add(principal + " write " + name + ": " + outcome + ", expected " + expected);
+                    }
+                }
+                Outcome outcome = AccessProbe.read(bootstrap, login, topic.name());
+                Outcome expected = READS.get(principal).contains(topic.name()) ? Outcome.ALLOWED : Outcome.NOT_AUTHORIZED;
+                if (outcome != expected) {
+                    wrong.add(principal + " read " + topic.name() + ": " + outcome + ", expected " + expected);
+                }
+            }
+        }
+        assertThat(wrong).as("what the broker did that the ACL table does not say").isEmpty();
+        // nobody above may write job.requests: every refused write left nothing behind
+        assertThat(endOffsets(Topics.JOB_REQUESTS.name())).isZero();
+    }
+
+    @Test
+    void a_forged_usage_record_without_a_login_or_with_a_wrong_password_is_refused_and_lands_nowhere()
+            throws Exception {
+        long before = endOffsets(Topics.USAGE_EVENTS.name());
+        assertThat(AccessProbe.write(bootstrap, new Properties(), Topics.USAGE_EVENTS.name()))
+                .isEqualTo(Outcome.NO_ANSWER);
+        Properties wrongPassword = new Properties();
+        wrongPassword.putAll(KafkaAccess.scramClient("agent-a1", "not-its-password"));
+        assertThat(AccessProbe.write(bootstrap, wrongPassword, Topics.USAGE_EVENTS.name()))
+                .isEqualTo(Outcome.AUTHENTICATION_FAILED);
+        Properties unknownUser = new Properties();
+        unknownUser.putAll(KafkaAccess.scramClient("agent-nobody", "whatever"));
+        assertThat(AccessProbe.write(bootstrap, unknownUser, Topics.NODE_COMMANDS.name()))
+                .isEqualTo(Outcome.AUTHENTICATION_FAILED);
+        assertThat(endOffsets(Topics.USAGE_EVENTS.name())).isEqualTo(before);
+    }
+
+    @Test
+    void an_agent_may_not_read_another_agents_commands_through_its_group() throws Exception {
+        Properties props = login("agent-a1");
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "node-agent-a2");
+        props.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
+                new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(Topics.NODE_COMMANDS.name()));
+            assertThatThrownBy(() -> {
+                for (int i = 0; i < 20; i++) {
+                    consumer.poll(Duration.ofMillis(500));
+                }
+            }).isInstanceOf(GroupAuthorizationException.class);
+        }
+    }
+
+    @Test
+    void a_principal_name_that_is_no_agent_id_is_refused_before_anything_is_provisioned() throws Exception {
+        assertThat(kafkaShExit("provision", "agent:../a1")).isNotZero();
+        assertThat(kafkaShExit("provision", "root")).isNotZero();
+        assertThat(Files.exists(AUTH.resolve("agent-...password"))).isFalse();
+    }
+
+    static Properties login(String principal) throws IOException {
+        return KafkaAccess.clientConfig(AUTH.resolve(principal + ".properties"));
+    }
+
+    static long endOffsets(String topic) throws Exception {
+        Properties props = KafkaAccess.clientConfig(AUTH.resolve("admin.properties"));
+        props.put("bootstrap.servers", bootstrap);
+        try (Admin admin = Admin.create(props)) {
+            int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
+                    .get(topic).partitions().size();
+            Map<TopicPartition, OffsetSpec> specs = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
+            for (int p = 0; p < partitions; p++) {
+                specs.put(new TopicPartition(topic, p), OffsetSpec.latest());
+            }
+            return admin.listOffsets(specs).all().get(30, TimeUnit.SECONDS).values().stream()
+                    .mapToLong(info -> info.offset()).sum();
+        }
+    }
+
+    static void kafkaSh(String... args) throws Exception {
+        int exit = kafkaShExit(args);
+        if (exit != 0) {
+            throw new IllegalStateException("kafka.sh " + String.join(" ", args) + " exited " + exit + ":\n"
+                    + Files.readString(RUN_DIR.resolve("kafka-sh.log")));
+        }
+    }
+
+    static int kafkaShExit(String... args) throws Exception {
+        Files.createDirectories(RUN_DIR);
+        List<String> command = new ArrayList<>(List.of("bash", ROOT.resolve("deploy/local/kafka.sh").toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).directory(ROOT.toFile()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(RUN_DIR.resolve("kafka-sh.log").toFile()))
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        Map<String, String> env = pb.environment();
+        env.put("GPUCLOUD_RUN_DIR", RUN_DIR.toString());
+        env.put("KAFKA_PORT", String.valueOf(port));
+        env.put("KAFKA_CONTROLLER_PORT", String.valueOf(controllerPort));
+        env.put("KAFKA_SECURITY", "sasl");
+        Process process = pb.start();
+        if (!process.waitFor(3, TimeUnit.MINUTES)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("kafka.sh " + String.join(" ", args) + " did not finish in 3 minutes");
+        }
+        return process.exitValue();
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
