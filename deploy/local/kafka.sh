@@ -12,9 +12,10 @@
 #   kafka.sh cli TOOL ARGS  run one of Kafka's own tools on the same classpath, e.g.
 #                           kafka.sh cli console-consumer --topic job.events --from-beginning
 # Environment: KAFKA_PORT (9092), KAFKA_CONTROLLER_PORT (9093), KAFKA_HEAP (512m), KAFKA_SECURITY (plaintext,
-# or sasl: every client logs in with SASL (SCRAM-SHA-512 for services and agents, PLAIN for the broker's own
-# admin, whose login is in $RUN/kafka/auth/admin.properties) and KRaft's StandardAuthorizer allows each only
-# what its ACLs say; ./gpucloud up starts it so. docs/security.md, "Kafka").
+# or sasl: both listeners take TLS 1.3 only, with a certificate from the stack's own CA (tls.sh), and every
+# client logs in with SASL (SCRAM-SHA-512 for services and agents, PLAIN for the broker's own admin, whose
+# login is in $RUN/kafka/auth/admin.properties); KRaft's StandardAuthorizer allows each only what its ACLs
+# say. ./gpucloud up starts it so. docs/security.md, "Kafka").
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 KAFKA_PORT="${KAFKA_PORT:-9092}"
@@ -44,8 +45,11 @@ admin_login() {
     (umask 077; printf '%s\n' "${random:0:32}" >"$AUTH/admin.password")
   fi
   local password; password="$(cat "$AUTH/admin.password")"
+  bash "$ROOT/deploy/local/tls.sh" server kafka
   (umask 077; cat >"$ADMIN_CONFIG" <<CONF
-security.protocol=SASL_PLAINTEXT
+security.protocol=SASL_SSL
+ssl.truststore.type=PEM
+ssl.truststore.location=$RUN/tls/ca.pem
 sasl.mechanism=PLAIN
 sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="$password";
 CONF
@@ -65,14 +69,22 @@ auto.create.topics.enable=true
 PROPS
     return 0
   fi
-  local password; password="$(cat "$AUTH/admin.password")"
+  local password keypass; password="$(cat "$AUTH/admin.password")"; keypass="$(cat "$RUN/tls/kafka.pass")"
   local plain="org.apache.kafka.common.security.plain.PlainLoginModule required username=\"admin\" password=\"$password\" user_admin=\"$password\";"
   cat <<PROPS
 listeners=CLIENT://localhost:$KAFKA_PORT,CONTROLLER://localhost:$KAFKA_CONTROLLER_PORT
 advertised.listeners=CLIENT://localhost:$KAFKA_PORT,CONTROLLER://localhost:$KAFKA_CONTROLLER_PORT
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=CLIENT
-listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT,CLIENT:SASL_PLAINTEXT
+listener.security.protocol.map=CONTROLLER:SASL_SSL,CLIENT:SASL_SSL
+ssl.keystore.type=PKCS12
+ssl.keystore.location=$RUN/tls/kafka.p12
+ssl.keystore.password=$keypass
+ssl.key.password=$keypass
+ssl.truststore.type=PEM
+ssl.truststore.location=$RUN/tls/ca.pem
+ssl.enabled.protocols=TLSv1.3
+ssl.protocol=TLSv1.3
 sasl.enabled.mechanisms=SCRAM-SHA-512,PLAIN
 sasl.mechanism.inter.broker.protocol=PLAIN
 sasl.mechanism.controller.protocol=PLAIN

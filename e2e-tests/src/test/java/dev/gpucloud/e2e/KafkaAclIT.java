@@ -109,15 +109,32 @@ class KafkaAclIT {
         long before = endOffsets(Topics.USAGE_EVENTS.name());
         assertThat(AccessProbe.write(bootstrap, new Properties(), Topics.USAGE_EVENTS.name()))
                 .isEqualTo(Outcome.NO_ANSWER);
+        Properties admin = KafkaAccess.clientConfig(AUTH.resolve("admin.properties"));
         Properties wrongPassword = new Properties();
-        wrongPassword.putAll(KafkaAccess.scramClient("agent-a1", "not-its-password"));
+        wrongPassword.putAll(KafkaAccess.scramClient("agent-a1", "not-its-password", admin));
         assertThat(AccessProbe.write(bootstrap, wrongPassword, Topics.USAGE_EVENTS.name()))
                 .isEqualTo(Outcome.AUTHENTICATION_FAILED);
         Properties unknownUser = new Properties();
-        unknownUser.putAll(KafkaAccess.scramClient("agent-nobody", "whatever"));
+        unknownUser.putAll(KafkaAccess.scramClient("agent-nobody", "whatever", admin));
         assertThat(AccessProbe.write(bootstrap, unknownUser, Topics.NODE_COMMANDS.name()))
                 .isEqualTo(Outcome.AUTHENTICATION_FAILED);
         assertThat(endOffsets(Topics.USAGE_EVENTS.name())).isEqualTo(before);
+    }
+
+    @Test
+    void a_plaintext_client_or_one_that_does_not_trust_the_stacks_ca_gets_nowhere() throws Exception {
+        Properties plaintext = login("agent-a1");
+        plaintext.put("security.protocol", "SASL_PLAINTEXT");
+        assertThat(AccessProbe.write(bootstrap, plaintext, Topics.USAGE_EVENTS.name())).isEqualTo(Outcome.NO_ANSWER);
+        Properties plain = new Properties();
+        plain.put("security.protocol", "PLAINTEXT");
+        assertThat(AccessProbe.read(bootstrap, plain, Topics.NODE_COMMANDS.name())).isEqualTo(Outcome.NO_ANSWER);
+        // the JDK's own trust store does not know the stack's CA: the TLS handshake fails
+        Properties untrusting = login("agent-a1");
+        untrusting.remove("ssl.truststore.type");
+        untrusting.remove("ssl.truststore.location");
+        assertThat(AccessProbe.write(bootstrap, untrusting, Topics.USAGE_EVENTS.name()))
+                .isEqualTo(Outcome.AUTHENTICATION_FAILED);
     }
 
     @Test

@@ -43,8 +43,8 @@ public final class AccessProbe {
     public enum Outcome {
         ALLOWED("allowed"),
         NOT_AUTHORIZED("refused: not authorized (ACL)"),
-        AUTHENTICATION_FAILED("refused: authentication failed"),
-        NO_ANSWER("refused: the broker closed the connection (no login, or the wrong kind)");
+        AUTHENTICATION_FAILED("refused: authentication failed (the login, or the TLS handshake)"),
+        NO_ANSWER("refused: the broker closed the connection (no TLS, or no login)");
 
         private final String words;
 

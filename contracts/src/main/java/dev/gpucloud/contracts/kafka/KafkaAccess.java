@@ -30,15 +30,16 @@ import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * Who may do what on the broker: one Kafka principal per service and per node agent, each with the ACLs its
- * work needs and nothing more (docs/security.md, "Kafka"). The broker that {@code ./gpucloud up} starts
- * authenticates clients with SASL/SCRAM-SHA-512 and authorizes them with KRaft's StandardAuthorizer; only
- * its admin (SASL/PLAIN, the broker's own login) is a super user.
+ * work needs and nothing more (docs/security.md, "Kafka"). The broker that {@code ./gpucloud up} starts takes
+ * TLS only, authenticates clients with SASL/SCRAM-SHA-512 and authorizes them with KRaft's
+ * StandardAuthorizer; only its admin (SASL/PLAIN, the broker's own login) is a super user.
  *
  * <p>Run as {@code java ... KafkaAccess provision BOOTSTRAP ADMIN_CONFIG AUTH_DIR PRINCIPAL...}, where a
  * principal is {@code scheduler}, {@code billing}, {@code metrics} or {@code agent:AGENT_ID}: each gets a
@@ -169,17 +170,31 @@ public final class KafkaAccess {
                 new AccessControlEntry(principal.kafkaPrincipal(), "*", operation, AclPermissionType.ALLOW));
     }
 
-    /** A client's settings for logging in as a user with SCRAM (over the broker's SASL listener). */
-    public static Map<String, Object> scramClient(String user, String password) {
-        return Map.of(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT",
-                SaslConfigs.SASL_MECHANISM, MECHANISM,
-                SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.scram.ScramLoginModule required "
-                        + "username=\"" + user + "\" password=\"" + password + "\";");
+    /**
+     * A client's settings for logging in as a user with SCRAM, reaching the broker as {@code transport} says
+     * (its security protocol and the CA it trusts: the admin's, say).
+     */
+    public static Map<String, Object> scramClient(String user, String password, Properties transport) {
+        Map<String, Object> settings = new java.util.HashMap<>();
+        for (String key : TRANSPORT_KEYS) {
+            if (transport.containsKey(key)) {
+                settings.put(key, transport.getProperty(key));
+            }
+        }
+        settings.putIfAbsent(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_SSL");
+        settings.put(SaslConfigs.SASL_MECHANISM, MECHANISM);
+        settings.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                + "username=\"" + user + "\" password=\"" + password + "\";");
+        return Map.copyOf(settings);
     }
 
     /** The settings that say how a client logs in ({@code security.protocol}, {@code sasl.*}, {@code ssl.*}). */
     public static final List<String> LOGIN_KEYS = List.of(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG,
-            SaslConfigs.SASL_MECHANISM, SaslConfigs.SASL_JAAS_CONFIG);
+            SaslConfigs.SASL_MECHANISM, SaslConfigs.SASL_JAAS_CONFIG, SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG,
+            SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG);
+    /** The settings of a login that say how to reach the broker rather than who one is. */
+    static final List<String> TRANSPORT_KEYS = List.of(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG,
+            SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG);
 
     /**
      * A service's login settings for the Kafka clients it makes itself, from the same {@code kafka.*} settings
@@ -249,7 +264,8 @@ public final class KafkaAccess {
     }
 
     /** Gives each principal its SCRAM credential (its password, kept in authDir) and its ACLs. */
-    public static void provision(Admin admin, Path authDir, Collection<Principal> principals) throws Exception {
+    public static void provision(Admin admin, Path authDir, Properties transport, Collection<Principal> principals)
+            throws Exception {
         List<UserScramCredentialUpsertion> credentials = new ArrayList<>();
         List<AclBinding> acls = new ArrayList<>();
         for (Principal principal : principals) {
@@ -257,7 +273,8 @@ public final class KafkaAccess {
             credentials.add(new UserScramCredentialUpsertion(principal.name(),
                     new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, ITERATIONS), password));
             acls.addAll(bindings(principal));
-            writeClientConfig(authDir.resolve(principal.name() + ".properties"), scramClient(principal.name(), password));
+            writeClientConfig(authDir.resolve(principal.name() + ".properties"),
+                    scramClient(principal.name(), password, transport));
         }
         admin.alterUserScramCredentials(List.copyOf(credentials)).all().get(30, TimeUnit.SECONDS);
         admin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
@@ -276,7 +293,7 @@ public final class KafkaAccess {
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, args[1]);
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
         try (Admin admin = Admin.create(props)) {
-            provision(admin, Path.of(args[3]), principals);
+            provision(admin, Path.of(args[3]), clientConfig(Path.of(args[2])), principals);
         }
         System.out.println("kafka principals with their ACLs: "
                 + String.join(", ", principals.stream().map(Principal::name).toList()));

@@ -73,6 +73,14 @@ class KafkaAccessTest {
                 "kafka.sasl.mechanism", "SCRAM-SHA-512", "kafka.bootstrap.servers", "elsewhere:1");
         assertThat(KafkaAccess.loginSettings(key -> Optional.ofNullable(config.get(key))))
                 .containsOnlyKeys("security.protocol", "sasl.mechanism");
+        java.util.Properties transport = new java.util.Properties();
+        transport.put("security.protocol", "SASL_SSL");
+        transport.put("ssl.truststore.location", "/run/tls/ca.pem");
+        transport.put("sasl.jaas.config", "the admin's");
+        assertThat(KafkaAccess.scramClient("billing", "pw", transport))
+                .containsEntry("security.protocol", "SASL_SSL").containsEntry("ssl.truststore.location", "/run/tls/ca.pem")
+                .containsEntry("sasl.mechanism", "SCRAM-SHA-512")
+                .hasEntrySatisfying("sasl.jaas.config", jaas -> assertThat((String) jaas).contains("username=\"billing\""));
     }
 
     private static List<String> names(List<AclBinding> acls, ResourceType type, AclOperation operation) {
