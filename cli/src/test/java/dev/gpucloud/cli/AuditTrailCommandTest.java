@@ -95,7 +95,9 @@ class AuditTrailCommandTest {
         assertThat(rows(r)).hasSize(3);
         assertThat(rows(r).get(0)).contains("ops", acme, "scheduler.SubmitJob", "job-old", "10.0.0.9:40000", "OK");
         assertThat(rows(r).get(2)).contains("alice", "scheduler.CancelJob", "job-1", "127.0.0.1:50002");
-        assertThat(r.err()).contains("skipped 1 record(s)");
+        // the broker may hold earlier runs' garbage too: at least this run's is counted
+        assertThat(r.err()).containsPattern("note: skipped [1-9][0-9]* record\\(s\\) of audit.events that are not"
+                + " audit records");
     }
 
     @Test
