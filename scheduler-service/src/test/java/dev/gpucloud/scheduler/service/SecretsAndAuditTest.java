@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.gpucloud.contracts.events.AllocationEvent;
+import dev.gpucloud.contracts.events.AllocationEventType;
 import dev.gpucloud.contracts.events.AuditEvent;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.GpuDevice;
@@ -120,7 +122,7 @@ class SecretsAndAuditTest {
     }
 
     @Test
-    void a_secret_reaches_the_workers_start_command_and_no_reader_of_the_job() {
+    void a_secret_reaches_the_workers_start_command_also_after_a_requeue_and_no_reader_of_the_job() {
         String nodeId = "node-" + model;
         TopicTail commands = kafka.tail(Topics.NODE_COMMANDS.name());
         TopicTail jobEvents = kafka.tail(Topics.JOB_EVENTS.name());
@@ -141,6 +143,17 @@ class SecretsAndAuditTest {
         assertThat(start.type()).isEqualTo(NodeCommandType.START);
         assertThat(start.secretEnv()).containsExactly(Map.entry("WANDB_API_KEY", SECRET));
         assertThat(start.env()).containsExactly(Map.entry("MODE", "fast"));
+
+        // a lost worker requeues the job; its next START, built from the stored spec, carries the secret again
+        kafka.send(EventRecords.record(Topics.ALLOCATION_EVENTS, id, new AllocationEvent(start.allocationId(), id,
+                nodeId, AllocationEventType.STARTED, Instant.now(), null, null, null), "test"));
+        kafka.send(EventRecords.record(Topics.ALLOCATION_EVENTS, id, new AllocationEvent(start.allocationId(), id,
+                nodeId, AllocationEventType.LOST, Instant.now(), null, null, "test: the host lost it"), "test"));
+        NodeCommand again = commands.until(r -> r.key().equals(nodeId) && text(r).contains("\"START\""),
+                        found -> found.size() >= 2, Duration.ofSeconds(30)).stream()
+                .map(r -> EventRecords.decode(Topics.NODE_COMMANDS, r).payload())
+                .filter(c -> !c.allocationId().equals(start.allocationId())).findFirst().orElseThrow();
+        assertThat(again.secretEnv()).containsExactly(Map.entry("WANDB_API_KEY", SECRET));
 
         // the API shows the name, never the value
         Job read = jobs.getJob(GetJobRequest.newBuilder().setJobId(id).build());
