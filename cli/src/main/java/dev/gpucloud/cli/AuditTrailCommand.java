@@ -46,6 +46,8 @@ final class AuditTrailCommand implements Callable<Integer> {
 
     /** The most records one run prints. */
     static final int MAX_LIMIT = 100_000;
+    /** A century: further back than any broker keeps records, and far from Instant's limits. */
+    private static final Duration LONGEST_SINCE = Duration.ofDays(36_500);
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(s|m|h|d)");
     private static final String ROW = "%-24s %-20s %-12s %-22s %-28s %-21s %s%n";
 
@@ -228,8 +230,9 @@ final class AuditTrailCommand implements Callable<Integer> {
                 // d stays null
             }
         }
-        if (d == null || d.isZero() || d.isNegative()) {
-            throw bad("--since must be a duration such as 90s, 15m, 2h or 7d (or ISO-8601, PT1H30M), was '"
+        if (d == null || d.isZero() || d.isNegative() || d.compareTo(LONGEST_SINCE) > 0) {
+            throw bad("--since must be a duration up to 36500d such as 90s, 15m, 2h or 7d (or ISO-8601, PT1H30M),"
+                    + " was '"
                     + GpucloudCli.clip(text, 64) + "'");
         }
         return d;

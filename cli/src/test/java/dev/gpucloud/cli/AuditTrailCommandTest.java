@@ -127,9 +127,11 @@ class AuditTrailCommandTest {
 
     @Test
     void bad_filters_are_one_line_saying_what_is_wrong() {
-        assertBad(audit("--since", "yesterday"), "--since must be a duration such as 90s, 15m, 2h or 7d",
+        assertBad(audit("--since", "yesterday"), "--since must be a duration up to 36500d such as 90s, 15m, 2h or 7d",
                 "'yesterday'");
         assertBad(audit("--since", "0s"), "--since must be a duration");
+        assertBad(audit("--since", "PT99999999999H"), "--since must be a duration up to 36500d");
+        assertBad(audit("--since", "999999999d"), "--since must be a duration up to 36500d");
         assertBad(audit("--limit", "0"), "--limit must be within 1..100000, was 0");
         assertBad(audit("--limit", "many"), "'many' is not an int");
         assertBad(audit("--tenant", "Acme'; drop"), "--tenant must be a tenant id");
