@@ -209,6 +209,15 @@ class GpucloudCliTest {
     }
 
     @Test
+    void get_lists_the_names_of_a_jobs_secret_variables_as_the_scheduler_sends_them() {
+        Job withSecrets = RUNNING.toBuilder().setSpec(RUNNING.getSpec().toBuilder()
+                .putSecretEnv("WANDB_API_KEY", "(secret)").putSecretEnv("HF_TOKEN", "(secret)")).build();
+
+        assertThat(JobView.text(withSecrets)).contains("secret env   HF_TOKEN, WANDB_API_KEY\n");
+        assertThat(JobView.text(RUNNING)).doesNotContain("secret env");
+    }
+
+    @Test
     void get_json_is_protobufs_json_mapping_of_the_job() throws Exception {
         Result r = cli("get", "j-42", "-o", "JSON");
         assertThat(r.code()).as(r.err()).isZero();
