@@ -58,7 +58,7 @@ import picocli.CommandLine.Parameters;
         subcommands = {GpucloudCli.Submit.class, GpucloudCli.Jobs.class, GpucloudCli.Get.class,
                 GpucloudCli.Watch.class, GpucloudCli.Cancel.class, GpucloudCli.Nodes.class,
                 GpucloudCli.CapacityCommand.class, Identity.Login.class, Identity.WhoAmI.class,
-                Identity.Issuer.class})
+                Identity.Issuer.class, AuditTrailCommand.class})
 public class GpucloudCli {
 
     @Option(names = "--scheduler", defaultValue = "${env:GPUCLOUD_SCHEDULER:-localhost:8081}",
@@ -118,6 +118,9 @@ public class GpucloudCli {
             return String.format(Locale.ROOT, "no scheduler at %s took the call within %.1f s (last, from %s: %s);"
                     + " ./gpucloud status shows each instance's role, --failover-timeout waits longer", scheduler,
                     gaveUp.spent().toMillis() / 1000.0, gaveUp.lastAddress(), unreachable(last));
+        }
+        if (e instanceof AuditTrailCommand.BrokerProblem broker) {
+            return broker.getMessage();
         }
         if (e instanceof StatusRuntimeException sre) {
             Status status = sre.getStatus();
@@ -217,6 +220,10 @@ public class GpucloudCli {
         long estimate;
         @Option(names = "--env", description = "NAME=VALUE for the workers (repeatable).")
         Map<String, String> env = new LinkedHashMap<>();
+        @Option(names = "--secret-env", paramLabel = "NAME[=VALUE]", description = "A secret for the workers"
+                + " (repeatable): only they see its value; the API shows '(secret)'. NAME alone takes the value of"
+                + " your own environment variable NAME, so it stays out of your shell's history.")
+        List<String> secretEnv = new ArrayList<>();
         @Option(names = "--request-id", description = "Idempotency key (default: a new random one).")
         String requestId;
         @Parameters(arity = "1..*", description = "The worker's command, e.g. sleep 20.")
@@ -238,7 +245,8 @@ public class GpucloudCli {
                     .setPriority(priority)
                     .setRuntimeEstimateSeconds(estimate)
                     .addAllCommand(command)
-                    .putAllEnv(env);
+                    .putAllEnv(env)
+                    .putAllSecretEnv(secrets(secretEnv, System::getenv, this.spec.commandLine()));
             if (mig != null) {
                 spec.setMigProfile(mig);
             }
@@ -258,6 +266,34 @@ public class GpucloudCli {
                     + job.getState() + "  " + job.getReason());
             return 0;
         }
+    }
+
+    /**
+     * The --secret-env values: NAME=VALUE, or NAME for the submitter's own variable NAME. A mistake names the
+     * variable, never its value.
+     */
+    static Map<String, String> secrets(List<String> specs, java.util.function.Function<String, String> environment,
+            CommandLine command) {
+        Map<String, String> secrets = new LinkedHashMap<>();
+        for (String spec : specs) {
+            int eq = spec.indexOf('=');
+            String name = eq < 0 ? spec : spec.substring(0, eq);
+            if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                throw new CommandLine.ParameterException(command, "--secret-env needs"
+                        + " NAME or NAME=VALUE with NAME a variable name ([A-Za-z_][A-Za-z0-9_]*), was '"
+                        + clip(name, 64) + "'");
+            }
+            String value = eq < 0 ? environment.apply(name) : spec.substring(eq + 1);
+            if (value == null) {
+                throw new CommandLine.ParameterException(command, "--secret-env " + name
+                        + ": your environment has no variable " + name + " (export it, or give NAME=VALUE)");
+            }
+            if (secrets.put(name, value) != null) {
+                throw new CommandLine.ParameterException(command, "--secret-env " + name
+                        + " is given twice");
+            }
+        }
+        return secrets;
     }
 
     @Command(name = "jobs", description = "List jobs, newest first.")

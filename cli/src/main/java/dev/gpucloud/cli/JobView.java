@@ -35,6 +35,8 @@ final class JobView {
         rows.add(row("reason", job.getReason()));
         rows.add(row("asks", asks(job.getSpec())));
         rows.add(row("command", String.join(" ", job.getSpec().getCommandList())));
+        // the scheduler sends secret variables' names only; their values stay with the workers
+        rows.add(row("secret env", String.join(", ", new java.util.TreeSet<>(job.getSpec().getSecretEnvMap().keySet()))));
         if (job.getPlacementCount() == 0) {
             rows.add(row("placement", "none yet"));
         }

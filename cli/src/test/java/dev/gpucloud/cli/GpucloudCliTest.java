@@ -152,6 +152,36 @@ class GpucloudCliTest {
     }
 
     @Test
+    void secret_env_is_sent_apart_from_env_and_a_bare_name_takes_the_value_of_the_submitters_environment() {
+        Result r = cli("submit", "--tenant", "acme", "--env", "MODE=fast", "--secret-env", "TOKEN=hunter2",
+                "--secret-env", "PATH", "--", "sleep", "1");
+        assertThat(r.code()).as(r.err()).isZero();
+        JobSpec spec = submitted.get(submitted.size() - 1).getSpec();
+        assertThat(spec.getEnvMap()).containsExactly(java.util.Map.entry("MODE", "fast"));
+        assertThat(spec.getSecretEnvMap()).containsEntry("TOKEN", "hunter2")
+                .containsEntry("PATH", System.getenv("PATH")).hasSize(2);
+        assertThat(r.out() + r.err()).doesNotContain("hunter2");
+    }
+
+    @Test
+    void a_bad_secret_env_is_one_line_naming_the_variable_never_a_value() {
+        Result badName = cli("submit", "--tenant", "acme", "--secret-env", "1X=hunter2", "--", "sleep", "1");
+        assertThat(badName.code()).isEqualTo(2);
+        assertOneLineError(badName, "--secret-env needs NAME or NAME=VALUE", "'1X'", "gpucloud submit --help");
+        assertThat(badName.err()).doesNotContain("hunter2");
+
+        Result unset = cli("submit", "--tenant", "acme", "--secret-env", "GPUCLOUD_TEST_NO_SUCH_VARIABLE", "--",
+                "sleep", "1");
+        assertThat(unset.code()).isEqualTo(2);
+        assertOneLineError(unset, "your environment has no variable GPUCLOUD_TEST_NO_SUCH_VARIABLE");
+
+        Result twice = cli("submit", "--tenant", "acme", "--secret-env", "T=hunter2", "--secret-env", "T=x", "--",
+                "sleep", "1");
+        assertThat(twice.code()).isEqualTo(2);
+        assertOneLineError(twice, "--secret-env T is given twice");
+    }
+
+    @Test
     void a_refused_connection_names_the_address_and_how_to_start_the_stack() throws Exception {
         int closed;
         try (ServerSocket socket = new ServerSocket(0)) {
@@ -176,6 +206,15 @@ class GpucloudCliTest {
                 "             rank 1: sim-a100-1 GPUs [0, 1, 2, 3, 4, 5, 6, 7] (allocation a-2)",
                 "submitted    2027-01-15T08:00:00Z",
                 "updated      2027-01-15T08:00:05Z");
+    }
+
+    @Test
+    void get_lists_the_names_of_a_jobs_secret_variables_as_the_scheduler_sends_them() {
+        Job withSecrets = RUNNING.toBuilder().setSpec(RUNNING.getSpec().toBuilder()
+                .putSecretEnv("WANDB_API_KEY", "(secret)").putSecretEnv("HF_TOKEN", "(secret)")).build();
+
+        assertThat(JobView.text(withSecrets)).contains("secret env   HF_TOKEN, WANDB_API_KEY\n");
+        assertThat(JobView.text(RUNNING)).doesNotContain("secret env");
     }
 
     @Test

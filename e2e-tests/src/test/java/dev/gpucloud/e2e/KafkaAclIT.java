@@ -49,9 +49,10 @@ class KafkaAclIT {
 
     /** What each principal may write: its own topics and the dead letters of what it reads. */
     static final Map<String, Set<String>> WRITES = Map.of(
-            "scheduler", Set.of("job.events", "node.commands", "gpu.inventory.dlq", "gpu.telemetry.dlq",
+            "scheduler", Set.of("job.events", "node.commands", "audit.events", "gpu.inventory.dlq", "gpu.telemetry.dlq",
                     "node.events.dlq", "allocation.events.dlq", "job.requests.dlq"),
-            "billing", Set.of("usage.events.dlq"),
+            "billing", Set.of("usage.events.dlq", "audit.events"),
+            "auditor", Set.of(),
             "metrics", Set.of("gpu.advisories", "gpu.telemetry.dlq", "gpu.inventory.dlq", "job.events.dlq",
                     "allocation.events.dlq", "node.events.dlq", "usage.events.dlq"),
             "agent-a1", Set.of("gpu.inventory", "gpu.telemetry", "node.events", "allocation.events", "usage.events",
@@ -60,6 +61,7 @@ class KafkaAclIT {
     static final Map<String, Set<String>> READS = Map.of(
             "scheduler", Set.of("gpu.inventory", "gpu.telemetry", "node.events", "allocation.events", "job.requests"),
             "billing", Set.of("usage.events"),
+            "auditor", Set.of("audit.events"),
             "metrics", Set.of("gpu.telemetry", "gpu.inventory", "job.events", "allocation.events", "node.events",
                     "usage.events"),
             "agent-a1", Set.of("node.commands"));
@@ -70,7 +72,7 @@ class KafkaAclIT {
         controllerPort = freePort();
         bootstrap = "localhost:" + port;
         kafkaSh("start");
-        kafkaSh("provision", "scheduler", "billing", "metrics", "agent:a1", "agent:a2");
+        kafkaSh("provision", "scheduler", "billing", "metrics", "auditor", "agent:a1", "agent:a2");
     }
 
     @AfterAll

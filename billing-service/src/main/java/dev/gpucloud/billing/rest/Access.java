@@ -53,8 +53,20 @@ public class Access {
 
     /** Runs {@code then} for an operator; else answers 401 or 403. */
     public Uni<Response> asOperator(String what, Supplier<Uni<Response>> then) {
-        return withCaller(caller -> caller.has(Role.OPERATOR) ? then.get() : forbidden(caller.describe()
-                + " may not " + what + ": that takes the role operator"));
+        return asOperator(what, caller -> { }, then);
+    }
+
+    /**
+     * Runs {@code then} for an operator; else answers 401 or 403. {@code seen} learns the caller once its token
+     * is verified (never, for a request refused 401), for the request's audit record.
+     */
+    public Uni<Response> asOperator(String what, java.util.function.Consumer<Caller> seen,
+            Supplier<Uni<Response>> then) {
+        return withCaller(caller -> {
+            seen.accept(caller);
+            return caller.has(Role.OPERATOR) ? then.get() : forbidden(caller.describe() + " may not " + what
+                    + ": that takes the role operator");
+        });
     }
 
     /** Runs {@code then} for anyone with a valid token; else answers 401. */

@@ -3,16 +3,22 @@ package dev.gpucloud.billing.rest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gpucloud.billing.fold.PriceEntry;
+import dev.gpucloud.billing.messaging.AuditTrail;
 import dev.gpucloud.billing.repository.CatalogStore;
 import dev.gpucloud.contracts.limits.Check;
 import dev.gpucloud.contracts.limits.Limits;
+import dev.gpucloud.contracts.events.AuditEvent;
 import dev.gpucloud.contracts.events.CapacityType;
+import dev.gpucloud.identity.AuditEntries;
+import dev.gpucloud.identity.Caller;
+import io.vertx.core.http.HttpServerRequest;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Instant;
@@ -28,7 +34,8 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * The price catalog: anyone may read it (prices are not tenant data); only an operator may add a price,
- * which is stored in PostgreSQL and applies from its effective time.
+ * which is stored in PostgreSQL and applies from its effective time. Every attempt to add one, accepted or
+ * refused, leaves an audit record ({@code billing.catalog.add}).
  */
 @Path("/catalog")
 @Produces(MediaType.APPLICATION_JSON)
@@ -37,12 +44,17 @@ public class CatalogResource {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** The action a catalog change is audited as. */
+    static final String ADD_ACTION = "billing.catalog.add";
+
     private final CatalogStore store;
     private final Access access;
+    private final AuditTrail audit;
 
-    public CatalogResource(CatalogStore store, Access access) {
+    public CatalogResource(CatalogStore store, Access access, AuditTrail audit) {
         this.store = store;
         this.access = access;
+        this.audit = audit;
     }
 
     /** The catalog as the API shows it. */
@@ -90,8 +102,35 @@ public class CatalogResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiError.class)))
     @APIResponse(responseCode = "403", description = "The caller is not an operator",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiError.class)))
-    public Uni<Response> add(String body) {
-        return access.asOperator("change the price catalog", () -> addEntry(body));
+    public Uni<Response> add(String body, @Context HttpServerRequest request) {
+        Caller[] caller = {null};
+        String from = request.remoteAddress() == null ? "" : request.remoteAddress().hostAddress() + ":"
+                + request.remoteAddress().port();
+        return access.asOperator("change the price catalog", seen -> caller[0] = seen, () -> addEntry(body))
+                .invoke(response -> audit.record(audited(caller[0], from, response)))
+                .onFailure().invoke(failure -> audit.record(AuditEntries.of(caller[0], null, ADD_ACTION, "catalog",
+                        Instant.now(), from, "INTERNAL", "internal error; see billing's log")));
+    }
+
+    /** The audit record of an attempt to add a price that was answered {@code response}. */
+    static AuditEvent audited(Caller caller, String from, Response response) {
+        String target = "catalog";
+        String result = AuditEvent.OK;
+        String reason = "";
+        if (response.getEntity() instanceof PriceEntryView added) {
+            target = "catalog " + added.gpuModel() + " " + added.capacityType() + " from " + added.effectiveFrom();
+        }
+        if (response.getStatus() >= 300) {
+            result = switch (response.getStatus()) {
+                case 400 -> "INVALID_ARGUMENT";
+                case 401 -> "UNAUTHENTICATED";
+                case 403 -> "PERMISSION_DENIED";
+                case 404 -> "NOT_FOUND";
+                default -> "HTTP_" + response.getStatus();
+            };
+            reason = response.getEntity() instanceof ApiError error ? error.message() : "";
+        }
+        return AuditEntries.of(caller, null, ADD_ACTION, target, Instant.now(), from, result, reason);
     }
 
     private Uni<Response> addEntry(String body) {

@@ -8,7 +8,15 @@ import static org.hamcrest.Matchers.hasKey;
 import static org.hamcrest.Matchers.notNullValue;
 import static org.hamcrest.Matchers.startsWith;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import dev.gpucloud.contracts.events.AuditEvent;
+import dev.gpucloud.contracts.events.Topics;
+import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.testsupport.KafkaTestResource;
+import dev.gpucloud.testsupport.TestKafka;
+import dev.gpucloud.testsupport.TopicTail;
 import dev.gpucloud.identity.DevIssuer;
 import dev.gpucloud.testsupport.PostgresTestResource;
 import dev.gpucloud.testsupport.TestIssuer;
@@ -245,6 +253,41 @@ class BillingApiTest {
         given().auth().oauth2(TestIssuer.token("fin", List.of(), List.of("finance"))).contentType(ContentType.JSON)
                 .body(body).post("/catalog/entries").then()
                 .statusCode(403);
+    }
+
+    @Test
+    void every_attempt_to_change_the_catalog_leaves_one_audit_record_with_who_from_where_and_how_it_ended() {
+        String model = "AUDIT" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
+        String body = "{\"gpuModel\": \"" + model + "\", \"capacityType\": \"SPOT\", \"effectiveFrom\": \""
+                + Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS) + "\", \"microsPerGpuHour\": 1}";
+        try (TestKafka kafka = new TestKafka(); TopicTail audit = kafka.tail(Topics.AUDIT_EVENTS.name())) {
+            given().contentType(ContentType.JSON).body(body).post("/catalog/entries").then().statusCode(401);
+            given().auth().oauth2(member("acme")).contentType(ContentType.JSON).body(body)
+                    .post("/catalog/entries").then().statusCode(403);
+            given().auth().oauth2(operator()).contentType(ContentType.JSON).body("{oops")
+                    .post("/catalog/entries").then().statusCode(400);
+            given().auth().oauth2(operator()).contentType(ContentType.JSON).body(body)
+                    .post("/catalog/entries").then().statusCode(201);
+
+            List<AuditEvent> records = audit.until(r -> true, found -> found.size() >= 4, Duration.ofSeconds(20))
+                    .stream().map(r -> EventRecords.decode(Topics.AUDIT_EVENTS, r).payload()).toList();
+            assertThat(records).hasSize(4).allSatisfy(a -> {
+                assertThat(a.action()).isEqualTo("billing.catalog.add");
+                assertThat(a.from()).startsWith("127.0.0.1:");
+                assertThat(a.tenant()).isEmpty();
+            });
+            assertThat(records).extracting(AuditEvent::subject, AuditEvent::result).containsExactly(
+                    tuple("(anonymous)", "UNAUTHENTICATED"), tuple("alice", "PERMISSION_DENIED"),
+                    tuple("ops", "INVALID_ARGUMENT"), tuple("ops", AuditEvent.OK));
+            assertThat(records.get(1).roles()).containsExactly("member");
+            assertThat(records.get(1).reason()).contains("takes the role operator");
+            assertThat(records.get(3).target()).contains(model, "SPOT");
+            assertThat(audit.matching(r -> true)).allSatisfy(r -> {
+                assertThat(r.key()).isEqualTo("-");
+                assertThat(TopicTail.header(r, "ce_source")).isEqualTo("billing-service");
+                assertThat(new String(r.value(), java.nio.charset.StandardCharsets.UTF_8)).doesNotContain("eyJ");
+            });
+        }
     }
 
     @Test

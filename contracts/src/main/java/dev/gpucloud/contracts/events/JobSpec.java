@@ -13,6 +13,10 @@ import dev.gpucloud.contracts.limits.Limits;
  * MIG slice ({@code migProfile}) or a share of one GPU ({@code milliGpu}): exactly one of the three.
  * Money is in micro-USD. The constructor rejects anything a scheduler could not act on, naming the
  * field ("spec.workers").
+ *
+ * <p>{@code secretEnv} holds variables whose values only the worker may see (API keys, passwords): they travel
+ * to the agent that runs the worker and nowhere else, and {@link #toString()} and {@link #redacted()} show
+ * their names only. A name is in {@code env} or in {@code secretEnv}, never both.
  */
 public record JobSpec(
         String name,
@@ -32,7 +36,11 @@ public record JobSpec(
         Instant deadline,
         long priceCeilingMicrosPerHour,
         List<String> command,
-        Map<String, String> env) {
+        Map<String, String> env,
+        Map<String, String> secretEnv) {
+
+    /** What a secret value reads as wherever a spec is shown (GetJob, ListJobs, logs). */
+    public static final String REDACTED = "(secret)";
 
     public static final int MAX_WORKERS = (int) Limits.WORKERS.max();
     public static final int MAX_GPUS_PER_WORKER = (int) Limits.GPUS_PER_WORKER.max();
@@ -93,6 +101,30 @@ public record JobSpec(
             chars += e.getKey().length()
                     + Check.optionalText(e.getValue(), Limits.ENV_VALUE, "spec.env[" + e.getKey() + "]").length();
         }
+        secretEnv = Require.map(secretEnv, "spec.secretEnv");
+        Check.size(secretEnv, Limits.SECRET_ENV, "spec.secretEnv");
+        for (Map.Entry<String, String> e : secretEnv.entrySet()) {
+            Check.text(e.getKey(), Limits.ENV_NAME, "spec.secretEnv");
+            if (!ENV_NAME.matcher(e.getKey()).matches()) {
+                throw new IllegalArgumentException("field 'spec.secretEnv' has an invalid name '" + clip(e.getKey())
+                        + "'");
+            }
+            if (env.containsKey(e.getKey())) {
+                throw new IllegalArgumentException("field 'spec.secretEnv' names '" + e.getKey()
+                        + "', which spec.env also sets: a variable is either secret or not");
+            }
+            // the value is never quoted back: only its length
+            String value = e.getValue();
+            if (value.length() > Limits.ENV_VALUE.max()) {
+                throw new IllegalArgumentException("field 'spec.secretEnv[" + e.getKey() + "]' holds "
+                        + value.length() + " characters, over the limit of " + Limits.ENV_VALUE.max());
+            }
+            if (value.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("field 'spec.secretEnv[" + e.getKey()
+                        + "]' holds a NUL character");
+            }
+            chars += e.getKey().length() + value.length();
+        }
         for (String model : gpuModels) {
             chars += model.length();
         }
@@ -103,6 +135,44 @@ public record JobSpec(
         if (interconnect == Interconnect.NVLINK && gpusPerWorker < 2) {
             throw new IllegalArgumentException("field 'spec.interconnect' NVLINK needs gpusPerWorker >= 2");
         }
+    }
+
+    /** A spec without secret variables (as every spec was before they existed). */
+    public JobSpec(String name, int workers, int gpusPerWorker, String migProfile, int milliGpu,
+            int cpuMillisPerWorker, long memoryMibPerWorker, List<String> gpuModels, long minGpuMemoryMib,
+            Interconnect interconnect, CapacityPreference capacity, PriorityClass priority,
+            CheckpointPolicy checkpoint, long runtimeEstimateSeconds, Instant deadline,
+            long priceCeilingMicrosPerHour, List<String> command, Map<String, String> env) {
+        this(name, workers, gpusPerWorker, migProfile, milliGpu, cpuMillisPerWorker, memoryMibPerWorker, gpuModels,
+                minGpuMemoryMib, interconnect, capacity, priority, checkpoint, runtimeEstimateSeconds, deadline,
+                priceCeilingMicrosPerHour, command, env, Map.of());
+    }
+
+    /** The same spec with every secret value replaced by {@link #REDACTED}: what may be shown to anyone. */
+    public JobSpec redacted() {
+        return new JobSpec(name, workers, gpusPerWorker, migProfile, milliGpu, cpuMillisPerWorker,
+                memoryMibPerWorker, gpuModels, minGpuMemoryMib, interconnect, capacity, priority, checkpoint,
+                runtimeEstimateSeconds, deadline, priceCeilingMicrosPerHour, command, env, redact(secretEnv));
+    }
+
+    /** {@code secret} with every value replaced by {@link #REDACTED}, in the order of its names. */
+    public static Map<String, String> redact(Map<String, String> secret) {
+        Map<String, String> shown = new java.util.TreeMap<>();
+        secret.keySet().forEach(k -> shown.put(k, REDACTED));
+        return shown;
+    }
+
+    /** The record's text with the secret values redacted: a spec in a log line or an exception shows none. */
+    @Override
+    public String toString() {
+        return "JobSpec[name=" + name + ", workers=" + workers + ", gpusPerWorker=" + gpusPerWorker
+                + ", migProfile=" + migProfile + ", milliGpu=" + milliGpu + ", cpuMillisPerWorker="
+                + cpuMillisPerWorker + ", memoryMibPerWorker=" + memoryMibPerWorker + ", gpuModels=" + gpuModels
+                + ", minGpuMemoryMib=" + minGpuMemoryMib + ", interconnect=" + interconnect + ", capacity="
+                + capacity + ", priority=" + priority + ", checkpoint=" + checkpoint + ", runtimeEstimateSeconds="
+                + runtimeEstimateSeconds + ", deadline=" + deadline + ", priceCeilingMicrosPerHour="
+                + priceCeilingMicrosPerHour + ", command=" + command + ", env=" + env + ", secretEnv="
+                + redact(secretEnv) + "]";
     }
 
     /** At submission: the deadline, if any, must lie ahead of {@code now}, within the horizon of the limits table. */

@@ -20,6 +20,10 @@ import java.util.Map;
  * by NVIDIA's placement rules and names the slot it chose; the agent runs it on the instance of that
  * profile at that start, creating it where the GPU allows, and reports the instance's UUID on the
  * STARTED allocation event.
+ *
+ * <p>{@code secretEnv} is the job's secret variables, for a START only: the worker's environment gets them as
+ * it gets {@code env}, and the agent never logs or reports their values ({@link #toString()} shows the names).
+ * node.commands is the one topic a secret value travels on.
  */
 public record NodeCommand(
         String commandId,
@@ -41,7 +45,8 @@ public record NodeCommand(
         Instant deadline,
         Instant issuedAt,
         String reason,
-        Long epoch) {
+        Long epoch,
+        Map<String, String> secretEnv) {
 
     public NodeCommand {
         Require.text(commandId, "commandId");
@@ -53,6 +58,7 @@ public record NodeCommand(
         gpuIndices = Require.list(gpuIndices, "gpuIndices");
         command = Require.list(command, "command");
         env = Require.map(env, "env");
+        secretEnv = Require.map(secretEnv, "secretEnv");
         Require.atLeast(milliGpu, 0, "milliGpu");
         Require.atLeast(rank, 0, "rank");
         Require.present(issuedAt, "issuedAt");
@@ -65,6 +71,16 @@ public record NodeCommand(
                 throw new IllegalArgumentException("field 'gpuIndices' must name at least one GPU for START");
             }
         }
+    }
+
+    /** A command without secret variables. */
+    public NodeCommand(String commandId, NodeCommandType type, String nodeId, String allocationId, String jobId,
+            String tenant, List<Integer> gpuIndices, String migInstanceUuid, int milliGpu, int rank, int worldSize,
+            String masterAddr, List<String> command, Map<String, String> env, String checkpointDir, String resumeFrom,
+            Instant deadline, Instant issuedAt, String reason, Long epoch) {
+        this(commandId, type, nodeId, allocationId, jobId, tenant, gpuIndices, migInstanceUuid, milliGpu, rank,
+                worldSize, masterAddr, command, env, checkpointDir, resumeFrom, deadline, issuedAt, reason, epoch,
+                Map.of());
     }
 
     /** A command not fenced by a leader's epoch (0). */
@@ -80,7 +96,26 @@ public record NodeCommand(
     public NodeCommand withEpoch(long epoch) {
         return new NodeCommand(commandId, type, nodeId, allocationId, jobId, tenant, gpuIndices, migInstanceUuid,
                 milliGpu, rank, worldSize, masterAddr, command, env, checkpointDir, resumeFrom, deadline, issuedAt,
-                reason, epoch);
+                reason, epoch, secretEnv);
+    }
+
+    /** The same command, carrying the job's secret variables to its worker. */
+    public NodeCommand withSecretEnv(Map<String, String> secretEnv) {
+        return new NodeCommand(commandId, type, nodeId, allocationId, jobId, tenant, gpuIndices, migInstanceUuid,
+                milliGpu, rank, worldSize, masterAddr, command, env, checkpointDir, resumeFrom, deadline, issuedAt,
+                reason, epoch, secretEnv);
+    }
+
+    /** The record's text with the secret values redacted, for logs and dead letters' reasons. */
+    @Override
+    public String toString() {
+        return "NodeCommand[commandId=" + commandId + ", type=" + type + ", nodeId=" + nodeId + ", allocationId="
+                + allocationId + ", jobId=" + jobId + ", tenant=" + tenant + ", gpuIndices=" + gpuIndices
+                + ", migInstanceUuid=" + migInstanceUuid + ", milliGpu=" + milliGpu + ", rank=" + rank
+                + ", worldSize=" + worldSize + ", masterAddr=" + masterAddr + ", command=" + command + ", env=" + env
+                + ", checkpointDir=" + checkpointDir + ", resumeFrom=" + resumeFrom + ", deadline=" + deadline
+                + ", issuedAt=" + issuedAt + ", reason=" + reason + ", epoch=" + epoch + ", secretEnv="
+                + JobSpec.redact(secretEnv) + "]";
     }
 
     /** A command with no reason given (START and CHECKPOINT say what they want by themselves). */

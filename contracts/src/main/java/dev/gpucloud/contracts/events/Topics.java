@@ -26,13 +26,19 @@ public final class Topics {
     /** Advice about allocations (idle GPUs, memory pressure), from metrics-service, for tenants and operators. */
     public static final Topic<GpuAdvisory> GPU_ADVISORIES = new Topic<>(
             "gpu.advisories", "allocationId", 3, Topic.Cleanup.DELETE, GpuAdvisory.class, "dev.gpucloud.gpu.advisory.v1");
+    /**
+     * Every mutating call of the APIs, accepted or refused (who, tenant, what, when, from where, result), for
+     * operators and auditors; `gpucloud audit` reads it. Kept like the other topics (retention is the broker's).
+     */
+    public static final Topic<AuditEvent> AUDIT_EVENTS = new Topic<>(
+            "audit.events", "tenant", 3, Topic.Cleanup.DELETE, AuditEvent.class, "dev.gpucloud.audit.v1");
 
     /** Dead-letter topics have one partition: they are read by people, not by a fleet of consumers. */
     public static final int DEAD_LETTER_PARTITIONS = 1;
 
     private static final List<Topic<?>> ALL = List.of(
             GPU_INVENTORY, GPU_TELEMETRY, NODE_EVENTS, NODE_COMMANDS,
-            ALLOCATION_EVENTS, USAGE_EVENTS, JOB_REQUESTS, JOB_EVENTS, GPU_ADVISORIES);
+            ALLOCATION_EVENTS, USAGE_EVENTS, JOB_REQUESTS, JOB_EVENTS, GPU_ADVISORIES, AUDIT_EVENTS);
 
     private Topics() {
     }

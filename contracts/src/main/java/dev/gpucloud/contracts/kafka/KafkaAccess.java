@@ -42,9 +42,9 @@ import org.apache.kafka.common.resource.ResourceType;
  * StandardAuthorizer; only its admin (SASL/PLAIN, the broker's own login) is a super user.
  *
  * <p>Run as {@code java ... KafkaAccess provision BOOTSTRAP ADMIN_CONFIG AUTH_DIR PRINCIPAL...}, where a
- * principal is {@code scheduler}, {@code billing}, {@code metrics} or {@code agent:AGENT_ID}: each gets a
- * password (kept in AUTH_DIR/NAME.password, readable by its owner only, made once), its SCRAM credential on
- * the broker, and its ACLs.
+ * principal is {@code scheduler}, {@code billing}, {@code metrics}, {@code auditor} or {@code agent:AGENT_ID}:
+ * each gets a password (kept in AUTH_DIR/NAME.password, readable by its owner only, made once), its SCRAM
+ * credential on the broker, and its ACLs.
  */
 public final class KafkaAccess {
 
@@ -62,10 +62,12 @@ public final class KafkaAccess {
         /** Places jobs: reads the fleet and the requests, writes commands to agents and job events. */
         SCHEDULER(List.of(Topics.GPU_INVENTORY, Topics.GPU_TELEMETRY, Topics.NODE_EVENTS, Topics.ALLOCATION_EVENTS,
                 Topics.JOB_REQUESTS),
-                List.of(Topics.JOB_EVENTS, Topics.NODE_COMMANDS),
+                List.of(Topics.JOB_EVENTS, Topics.NODE_COMMANDS, Topics.AUDIT_EVENTS),
                 "scheduler-"),
-        /** Folds usage into invoices. */
-        BILLING(List.of(Topics.USAGE_EVENTS), List.of(), "billing-"),
+        /** Folds usage into invoices; audits catalog changes. */
+        BILLING(List.of(Topics.USAGE_EVENTS), List.of(Topics.AUDIT_EVENTS), "billing-"),
+        /** Reads the audit trail ({@code gpucloud audit}), without a group: nothing else. */
+        AUDITOR(List.of(Topics.AUDIT_EVENTS), List.of(), null),
         /** Reads everything the fleet reports, writes advisories. */
         METRICS(List.of(Topics.GPU_TELEMETRY, Topics.GPU_INVENTORY, Topics.JOB_EVENTS, Topics.ALLOCATION_EVENTS,
                 Topics.NODE_EVENTS, Topics.USAGE_EVENTS),
@@ -113,8 +115,9 @@ public final class KafkaAccess {
                 case "scheduler" -> new Principal("scheduler", Role.SCHEDULER, null);
                 case "billing" -> new Principal("billing", Role.BILLING, null);
                 case "metrics" -> new Principal("metrics", Role.METRICS, null);
+                case "auditor" -> new Principal("auditor", Role.AUDITOR, null);
                 default -> throw new IllegalArgumentException("unknown principal '" + Clip.of(spec)
-                        + "': scheduler, billing, metrics or agent:AGENT_ID");
+                        + "': scheduler, billing, metrics, auditor or agent:AGENT_ID");
             };
         }
 
@@ -131,7 +134,9 @@ public final class KafkaAccess {
         Set<String> write = new LinkedHashSet<>();
         for (Topic<?> topic : role.reads) {
             read.add(topic.name());
-            write.add(topic.deadLetterTopic()); // a consumer dead-letters what it cannot read
+            if (role != Role.AUDITOR) {
+                write.add(topic.deadLetterTopic()); // a consumer dead-letters what it cannot read
+            }
         }
         for (Topic<?> topic : role.writes) {
             write.add(topic.name());
@@ -145,7 +150,9 @@ public final class KafkaAccess {
             acls.add(allow(principal, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.WRITE));
             acls.add(allow(principal, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.DESCRIBE));
         }
-        if (role == Role.AGENT) {
+        if (role == Role.AUDITOR) {
+            // reads with assigned partitions and commits nothing: no group
+        } else if (role == Role.AGENT) {
             // an agent's group is its own: node-agent-AGENT_ID, as node-agent's commands-in channel names it
             acls.add(allow(principal, ResourceType.GROUP, role.groupPrefix + principal.agentId(), PatternType.LITERAL,
                     AclOperation.READ));

@@ -61,10 +61,12 @@ public final class Limits {
     public static final Limit COMMAND_ARG = new Limit("command argument", "spec.command[]", Kind.TEXT, 0, 4096,
             "one argument");
     public static final Limit ENV = new Limit("environment", "spec.env", Kind.MAP, 0, 128, "variables of one process");
-    public static final Limit ENV_NAME = new Limit("environment name", "spec.env keys", Kind.TEXT, 1, 128,
-            "`[A-Za-z_][A-Za-z0-9_]*`");
-    public static final Limit ENV_VALUE = new Limit("environment value", "spec.env values", Kind.TEXT, 0, 4096,
-            "one value");
+    public static final Limit SECRET_ENV = new Limit("secret environment", "spec.secretEnv", Kind.MAP, 0, 32,
+            "secret variables of one process (API keys, passwords); a name is in env or secretEnv, not both");
+    public static final Limit ENV_NAME = new Limit("environment name", "spec.env, spec.secretEnv keys", Kind.TEXT, 1,
+            128, "`[A-Za-z_][A-Za-z0-9_]*`");
+    public static final Limit ENV_VALUE = new Limit("environment value", "spec.env, spec.secretEnv values", Kind.TEXT,
+            0, 4096, "one value");
     public static final Limit SPEC_TEXT = new Limit("job spec text", "spec (all strings together)", Kind.TEXT, 0,
             128 * 1024, "a spec, escaped as JSON (at most 6 bytes a character), stays below the 1 MiB record limit");
     public static final Limit DEADLINE = new Limit("deadline", "spec.deadline", Kind.TIME, 0,
@@ -100,7 +102,7 @@ public final class Limits {
 
     private static final List<Limit> ALL = List.of(TENANT, ID, JOB_NAME, WORKERS, GPUS_PER_WORKER, MILLI_GPU,
             MIG_PROFILE, CPU_MILLIS, MEMORY_MIB, MIN_GPU_MEMORY_MIB, GPU_MODELS, GPU_MODEL, RUNTIME_ESTIMATE,
-            PRICE_CEILING, CHECKPOINT_INTERVAL, CHECKPOINT_LOCATION, COMMAND, COMMAND_ARG, ENV, ENV_NAME, ENV_VALUE,
+            PRICE_CEILING, CHECKPOINT_INTERVAL, CHECKPOINT_LOCATION, COMMAND, COMMAND_ARG, ENV, SECRET_ENV, ENV_NAME, ENV_VALUE,
             SPEC_TEXT, DEADLINE, EVENT_TIME, UNITS, HOSTNAME, LABEL_TEXT, GPUS_PER_HOST, SHORT_LIST, DETAIL, GPU_INDEX,
             XID, PAGE_SIZE, PAGE_TOKEN, RECORD);
 

@@ -66,4 +66,70 @@ class JobSpecTest {
 
         assertThat(job.migProfile()).isEqualTo("1g.10gb+me");
     }
+
+    static JobSpec withSecrets(Map<String, String> env, Map<String, String> secretEnv) {
+        return new JobSpec("train", 1, 1, null, 0, 1000, 1024, List.of(), 0, Interconnect.NONE, null, null, null, 0,
+                null, 0, List.of("sleep", "5"), env, secretEnv);
+    }
+
+    static Stream<Arguments> invalidSecrets() {
+        return Stream.of(
+                Arguments.of("a name that is not a variable name", Map.of(), Map.of("1X", "hunter2"),
+                        "field 'spec.secretEnv' has an invalid name '1X'"),
+                Arguments.of("an empty name", Map.of(), Map.of("", "hunter2"), "spec.secretEnv"),
+                Arguments.of("a name also in env", Map.of("TOKEN", "x"), Map.of("TOKEN", "hunter2"),
+                        "field 'spec.secretEnv' names 'TOKEN', which spec.env also sets"),
+                Arguments.of("a value over 4096 characters", Map.of(), Map.of("TOKEN", "hunter2".repeat(600)),
+                        "field 'spec.secretEnv[TOKEN]' holds 4200 characters, over the limit of 4096"),
+                Arguments.of("a NUL in a value", Map.of(), Map.of("TOKEN", "hunter2\0"),
+                        "field 'spec.secretEnv[TOKEN]' holds a NUL character"),
+                Arguments.of("more than 32 secrets", Map.of(), many(33), "spec.secretEnv"));
+    }
+
+    private static Map<String, String> many(int n) {
+        Map<String, String> secrets = new java.util.HashMap<>();
+        for (int i = 0; i < n; i++) {
+            secrets.put("S" + i, "hunter2");
+        }
+        return secrets;
+    }
+
+    @ParameterizedTest(name = "secret env with {0} is rejected")
+    @MethodSource("invalidSecrets")
+    void invalid_secret_env_names_what_is_wrong_and_never_quotes_the_value(String name, Map<String, String> env,
+            Map<String, String> secretEnv, String message) {
+        assertThatThrownBy(() -> withSecrets(env, secretEnv)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(message).satisfies(e -> assertThat(e.getMessage()).doesNotContain("hunter2"));
+    }
+
+    @org.junit.jupiter.api.Test
+    void a_spec_shows_its_secret_names_but_never_their_values() {
+        JobSpec spec = withSecrets(Map.of("MODE", "fast"), Map.of("WANDB_API_KEY", "hunter2"));
+
+        assertThat(spec.toString()).contains("WANDB_API_KEY=(secret)", "MODE=fast").doesNotContain("hunter2");
+        assertThat(spec.redacted().secretEnv()).containsExactly(Map.entry("WANDB_API_KEY", JobSpec.REDACTED));
+        assertThat(spec.redacted().env()).containsExactly(Map.entry("MODE", "fast"));
+        assertThat(spec.secretEnv()).containsExactly(Map.entry("WANDB_API_KEY", "hunter2"));
+    }
+
+    @org.junit.jupiter.api.Test
+    void a_stored_spec_with_secrets_reads_back_with_them_and_one_without_reads_back_with_none() {
+        JobSpec spec = withSecrets(Map.of(), Map.of("WANDB_API_KEY", "hunter2"));
+        String json = EventCodec.encodeToString(spec);
+
+        assertThat(EventCodec.decode("spec", JobSpec.class, json.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .isEqualTo(spec);
+        String old = json.replace(",\"secretEnv\":{\"WANDB_API_KEY\":\"hunter2\"}", "");
+        assertThat(old).doesNotContain("secretEnv");
+        assertThat(EventCodec.decode("spec", JobSpec.class, old.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                .secretEnv()).isEmpty();
+    }
+
+    @org.junit.jupiter.api.Test
+    void a_start_command_shows_its_secret_names_but_never_their_values() {
+        NodeCommand start = Samples.nodeCommand().withSecretEnv(Map.of("WANDB_API_KEY", "hunter2"));
+
+        assertThat(start.toString()).contains("WANDB_API_KEY=(secret)").doesNotContain("hunter2");
+        assertThat(start.withEpoch(3).secretEnv()).containsEntry("WANDB_API_KEY", "hunter2");
+    }
 }

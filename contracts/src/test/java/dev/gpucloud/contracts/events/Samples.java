@@ -69,6 +69,11 @@ public final class Samples {
                 T0.plusSeconds(600), 12.5, 70);
     }
 
+    public static AuditEvent auditEvent() {
+        return new AuditEvent("alice", "acme", List.of("member"), "scheduler.SubmitJob", "job-1", T0,
+                "127.0.0.1:50312", AuditEvent.OK, "");
+    }
+
     /** Each topic with a sample payload and a required field to take away. */
     public static List<Object[]> perTopic() {
         return List.of(
@@ -80,6 +85,7 @@ public final class Samples {
                 new Object[] {Topics.USAGE_EVENTS, usageEvent(), "tenant"},
                 new Object[] {Topics.JOB_REQUESTS, jobRequest(), "clientRequestId"},
                 new Object[] {Topics.JOB_EVENTS, jobEvent(), "state"},
-                new Object[] {Topics.GPU_ADVISORIES, gpuAdvisory(), "allocationId"});
+                new Object[] {Topics.GPU_ADVISORIES, gpuAdvisory(), "allocationId"},
+                new Object[] {Topics.AUDIT_EVENTS, auditEvent(), "action"});
     }
 }

@@ -46,7 +46,7 @@ class KafkaAccessTest {
 
     @Test
     void only_the_scheduler_writes_commands_and_job_events_and_no_one_may_use_a_wildcard_topic() {
-        for (String spec : List.of("scheduler", "billing", "metrics", "agent:x")) {
+        for (String spec : List.of("scheduler", "billing", "metrics", "auditor", "agent:x")) {
             List<AclBinding> acls = KafkaAccess.bindings(Principal.parse(spec));
             boolean scheduler = spec.equals("scheduler");
             assertThat(names(acls, ResourceType.TOPIC, AclOperation.WRITE).contains("node.commands")).isEqualTo(scheduler);
@@ -58,6 +58,10 @@ class KafkaAccessTest {
         }
         assertThat(names(KafkaAccess.bindings(Principal.parse("billing")), ResourceType.TOPIC, AclOperation.READ))
                 .containsExactly("usage.events");
+        List<AclBinding> auditor = KafkaAccess.bindings(Principal.parse("auditor"));
+        assertThat(names(auditor, ResourceType.TOPIC, AclOperation.READ)).containsExactly("audit.events");
+        assertThat(names(auditor, ResourceType.TOPIC, AclOperation.WRITE)).isEmpty();
+        assertThat(auditor).noneMatch(b -> b.pattern().resourceType() == ResourceType.GROUP);
     }
 
     @Test

@@ -338,15 +338,31 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
                 return "env " + key + " is null or holds a NUL character";
             }
         }
+        for (Map.Entry<String, String> e : command.secretEnv().entrySet()) {
+            String key = e.getKey();
+            if (key == null || key.isEmpty() || key.indexOf('=') >= 0 || key.indexOf('\0') >= 0) {
+                return "secret env name '" + key + "' is not a variable name";
+            }
+            if (command.env().containsKey(key)) {
+                return "env " + key + " is both secret and not";
+            }
+            if (e.getValue() == null || e.getValue().indexOf('\0') >= 0) { // the value itself is never quoted
+                return "secret env " + key + " is null or holds a NUL character";
+            }
+        }
         if (command.worldSize() < 1 || command.rank() >= command.worldSize()) {
             return "rank " + command.rank() + " is not below world size " + command.worldSize();
         }
         return null;
     }
 
-    /** The job's environment, then the runner's: the GPUs, the gang and the checkpoint locations. */
+    /**
+     * The job's environment, its secret variables (which only the process sees: they are never logged or
+     * reported), then the runner's: the GPUs, the gang and the checkpoint locations.
+     */
     private Map<String, String> environment(NodeCommand command, GpuLedger.Claim claim, Path checkpointDir) {
         Map<String, String> env = new LinkedHashMap<>(command.env());
+        env.putAll(command.secretEnv());
         env.put("CUDA_VISIBLE_DEVICES", claim.migInstanceUuid() != null ? claim.migInstanceUuid()
                 : claim.gpuIndices().stream().map(String::valueOf).collect(Collectors.joining(",")));
         env.put("GPUCLOUD_ALLOCATION_ID", command.allocationId());

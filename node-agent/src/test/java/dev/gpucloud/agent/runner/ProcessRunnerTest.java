@@ -156,6 +156,35 @@ class ProcessRunnerTest {
     }
 
     @Test
+    void theWorkerProcessSeesTheJobsSecretVariablesAndNoReportShowsThem() throws Exception {
+        String secret = "hunter2-" + java.util.UUID.randomUUID();
+        handle(start("s0", List.of(0), null, 0, List.of("bash", "-c",
+                "test \"$WANDB_API_KEY\" = '" + secret + "' && echo secret-seen; echo plain=$MODE"),
+                Map.of("MODE", "fast")).withSecretEnv(Map.of("WANDB_API_KEY", secret)));
+        tickUntil(t -> t.exited("s0") != null);
+
+        assertThat(exited("s0").exitCode()).as("the worker saw the value").isZero();
+        String log = Files.readString(temp.resolve("run/s0/" + ProcessRunner.LOG_FILE));
+        assertThat(log).contains("secret-seen", "plain=fast");
+        assertThat(reports.toString()).doesNotContain(secret);
+    }
+
+    @Test
+    void aBadSecretVariableIsRefusedWithItsNameNeverItsValue() {
+        handle(start("s1", List.of(0), null, 0, List.of("true"), Map.of())
+                .withSecretEnv(Map.of("TOKEN", "hunter2\0")));
+        handle(start("s2", List.of(0), null, 0, List.of("true"), Map.of("TOKEN", "x"))
+                .withSecretEnv(Map.of("TOKEN", "hunter2")));
+        handle(start("s3", List.of(0), null, 0, List.of("true"), Map.of())
+                .withSecretEnv(Map.of("BAD=NAME", "hunter2")));
+
+        assertThat(exited("s1").detail()).isEqualTo("cannot start: secret env TOKEN is null or holds a NUL character");
+        assertThat(exited("s2").detail()).isEqualTo("cannot start: env TOKEN is both secret and not");
+        assertThat(exited("s3").detail()).isEqualTo("cannot start: secret env name 'BAD=NAME' is not a variable name");
+        assertThat(reports.toString()).doesNotContain("hunter2");
+    }
+
+    @Test
     void withoutNvmlASlotRunsOnlyOnAnInstanceAlreadyThere() {
         handle(start("s1", List.of(2), "1g.5gb@0", 0, List.of("true"), Map.of()));
 

@@ -45,7 +45,7 @@ public final class NodeCommands {
         int milli = a.migProfile() == null && a.milliGpu() < 1000 ? a.milliGpu() : 0;
         return new NodeCommand(id, NodeCommandType.START, a.nodeId(), a.id(), job.jobId(), job.tenant(), a.gpus(),
                 a.migSlot(), milli, a.rank(), spec.workers(), master, spec.command(), spec.env(), checkpointDir,
-                job.run().resumeFrom(), startBy, now);
+                job.run().resumeFrom(), startBy, now).withSecretEnv(spec.secretEnv());
     }
 
     /** Stops worker {@code a}, saying why (null: the job's own row says). */

@@ -57,6 +57,19 @@ class NodeCommandsTest {
     }
 
     @Test
+    void aStartCarriesTheJobsSecretVariablesToItsWorkerApartFromItsEnv() {
+        JobSpec secret = new JobSpec("train", 2, 1, null, 0, 0, 0, List.of(), 0, null, null, null, null, 0, null, 0,
+                List.of("python", "train.py"), Map.of("LR", "0.1"), Map.of("WANDB_API_KEY", "hunter2"));
+
+        NodeCommand start = NodeCommands.start(job(2, null), secret, "/c", worker(0, "n1", Phase.STARTING),
+                "n1:29500", null, false, NOW);
+
+        assertThat(start.secretEnv()).containsExactly(Map.entry("WANDB_API_KEY", "hunter2"));
+        assertThat(start.env()).containsExactly(Map.entry("LR", "0.1"));
+        assertThat(start.withEpoch(4).secretEnv()).as("fencing keeps them").containsKey("WANDB_API_KEY");
+    }
+
+    @Test
     void aStartSentAgainHasAnIdOfItsOwn() {
         NodeCommand again = NodeCommands.start(job(2, null), SPEC, "/c/job-a", worker(0, "n1", Phase.STARTING),
                 "n1:29500", null, true, NOW);

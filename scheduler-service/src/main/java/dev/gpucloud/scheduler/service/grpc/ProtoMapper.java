@@ -41,7 +41,8 @@ final class ProtoMapper {
                 p.hasDeadline() ? instant(p.getDeadline(), "spec.deadline") : null,
                 unsignedLong(p.getPriceCeilingMicrosPerHour(), "spec.price_ceiling_micros_per_hour"),
                 p.getCommandList(),
-                p.getEnvMap());
+                p.getEnvMap(),
+                p.getSecretEnvMap());
     }
 
     static Job toProto(JobView v) {
@@ -83,6 +84,7 @@ final class ProtoMapper {
                 .setAllocationId(p.allocationId()).setMigInstance(p.migInstance() == null ? "" : p.migInstance()).build();
     }
 
+    /** The spec as a client may read it: the secret variables' names, each value {@value JobSpec#REDACTED}. */
     static dev.gpucloud.contracts.grpc.v1.JobSpec toProto(JobSpec s) {
         dev.gpucloud.contracts.grpc.v1.JobSpec.Builder b = dev.gpucloud.contracts.grpc.v1.JobSpec.newBuilder()
                 .setName(s.name())
@@ -115,7 +117,8 @@ final class ProtoMapper {
                 .setRuntimeEstimateSeconds(s.runtimeEstimateSeconds())
                 .setPriceCeilingMicrosPerHour(s.priceCeilingMicrosPerHour())
                 .addAllCommand(s.command())
-                .putAllEnv(s.env());
+                .putAllEnv(s.env())
+                .putAllSecretEnv(JobSpec.redact(s.secretEnv()));
         if (s.deadline() != null) {
             b.setDeadline(timestamp(s.deadline()));
         }

@@ -12,7 +12,7 @@ import io.quarkus.grpc.GrpcService;
 
 /**
  * The gRPC services as the server binds them: {@link JobGrpcService} and {@link ClusterGrpcService} behind
- * {@link Authentication}, with every request marshaller made strict ({@link StrictRequests}). Generated services may not override
+ * {@link Authentication}, their mutating calls recorded by {@link AuditedCalls}, with every request marshaller made strict ({@link StrictRequests}). Generated services may not override
  * {@code bindService()}, and Quarkus takes every BindableService bean for a service of its own, so the
  * implementations are plain objects these beans own.
  */
@@ -27,16 +27,20 @@ final class StrictServices {
         private final JobGrpcService service;
 
         private final Authentication authentication;
+        private final AuditedCalls audited;
 
         Jobs(SchedulerEngine engine, JobQueries queries, JobWatchers watchers, SchedulerConfig config, LeaderState leader,
-                Authentication authentication) {
+                Authentication authentication, AuditedCalls audited) {
             this.service = new JobGrpcService(engine, queries, watchers, config, leader);
             this.authentication = authentication;
+            this.audited = audited;
         }
 
+        /** The last interceptor runs first: the audit's outer part, Authentication, the audit's inner part. */
         @Override
         public ServerServiceDefinition bindService() {
-            return ServerInterceptors.intercept(StrictRequests.of(service.bindService()), authentication);
+            return ServerInterceptors.intercept(StrictRequests.of(service.bindService()), audited.inner(),
+                    authentication, audited.outer());
         }
     }
 

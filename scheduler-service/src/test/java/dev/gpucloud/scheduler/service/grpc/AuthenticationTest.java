@@ -3,6 +3,9 @@ package dev.gpucloud.scheduler.service.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import static org.assertj.core.api.Assertions.tuple;
+
+import dev.gpucloud.contracts.events.AuditEvent;
 import dev.gpucloud.contracts.events.CapacityType;
 import dev.gpucloud.contracts.events.GpuDevice;
 import dev.gpucloud.contracts.events.HostInventory;
@@ -24,6 +27,8 @@ import dev.gpucloud.testsupport.KafkaTestResource;
 import dev.gpucloud.testsupport.PostgresTestResource;
 import dev.gpucloud.testsupport.TestIssuer;
 import dev.gpucloud.testsupport.TestKafka;
+import dev.gpucloud.testsupport.TopicTail;
+import java.nio.charset.StandardCharsets;
 import io.grpc.CallCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
@@ -175,6 +180,50 @@ class AuthenticationTest {
                 .getCode()).isEqualTo(HIDDEN);
         assertThat(jobs.getJob(GetJobRequest.newBuilder().setJobId(job.getJobId()).build()).getState())
                 .isNotEqualTo(dev.gpucloud.contracts.grpc.v1.JobState.CANCELLED);
+    }
+
+    @Test
+    void the_audit_trail_names_the_verified_caller_and_records_refusals_before_and_after_the_token() {
+        try (TestKafka kafka = new TestKafka(); TopicTail audit = kafka.tail(Topics.AUDIT_EVENTS.name())) {
+            JobServiceGrpc.JobServiceBlockingStub jobs = JobServiceGrpc.newBlockingStub(channel)
+                    .withCallCredentials(as(Who.MEMBER)).withDeadlineAfter(30, TimeUnit.SECONDS);
+            String id = jobs.submitJob(SubmitJobRequest.newBuilder().setClientRequestId(UUID.randomUUID().toString())
+                    .setSpec(spec()).build()).getJob().getJobId();
+            CancelJobRequest cancel = CancelJobRequest.newBuilder().setJobId(id).build();
+            statusOf(() -> JobServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
+                    .cancelJob(cancel));
+            statusOf(() -> JobServiceGrpc.newBlockingStub(channel).withCallCredentials(as(Who.BAD_TOKEN))
+                    .withDeadlineAfter(30, TimeUnit.SECONDS).cancelJob(cancel));
+            statusOf(() -> JobServiceGrpc.newBlockingStub(channel).withCallCredentials(as(Who.OTHER_TENANTS_MEMBER))
+                    .withDeadlineAfter(30, TimeUnit.SECONDS).cancelJob(cancel));
+            statusOf(() -> JobServiceGrpc.newBlockingStub(channel).withCallCredentials(as(Who.OPERATOR))
+                    .withDeadlineAfter(30, TimeUnit.SECONDS).cancelJob(cancel));
+            jobs.cancelJob(cancel);
+
+            // the tests of this class run one at a time: every record from here on is this test's
+            List<AuditEvent> records = audit.until(r -> true, found -> found.size() >= 6, Duration.ofSeconds(20))
+                    .stream()
+                    .map(r -> EventRecords.decode(Topics.AUDIT_EVENTS, r).payload())
+                    // keyed by tenant, the records come from several partitions: in the order of the calls
+                    .sorted(java.util.Comparator.comparing(AuditEvent::occurredAt)).toList();
+            assertThat(records).extracting(AuditEvent::action, AuditEvent::subject, AuditEvent::result)
+                    .containsExactly(
+                            tuple("scheduler.SubmitJob", "alice", "OK"),
+                            tuple("scheduler.CancelJob", "(anonymous)", "UNAUTHENTICATED"),
+                            tuple("scheduler.CancelJob", "(anonymous)", "UNAUTHENTICATED"),
+                            tuple("scheduler.CancelJob", "bob", "NOT_FOUND"),
+                            tuple("scheduler.CancelJob", "op", "PERMISSION_DENIED"),
+                            tuple("scheduler.CancelJob", "alice", "OK"));
+            assertThat(records.get(0).roles()).containsExactly("member");
+            assertThat(records.get(0).tenant()).isEqualTo(tenant);
+            assertThat(records.get(1).reason()).startsWith("no bearer token");
+            assertThat(records.get(1).target()).as("refused before the request was read").isEmpty();
+            assertThat(records.get(3).target()).isEqualTo(id);
+            assertThat(records.get(3).tenant()).as("the caller's tenant, not the job's").isEqualTo(otherTenant);
+            assertThat(records.get(4).roles()).containsExactly("operator");
+            assertThat(audit.matching(r -> true)).as("no token in any record").allSatisfy(
+                    r -> assertThat(new String(r.value(), StandardCharsets.UTF_8)).doesNotContain("eyJ"));
+        }
     }
 
     @Test
