@@ -22,7 +22,8 @@
 # BENCH_AGENT_PORT (18184), BENCH_KAFKA_PORT (18192), BENCH_KAFKA_CONTROLLER_PORT (18193),
 # BENCH_SCHEDULER_HEAP (1g), BENCH_SCHEDULER_OPTS (more JVM options, e.g. -XX:StartFlightRecording=...),
 # BENCH_JVM_OPTS (the scheduler's and the agent's JIT options; default -XX:-UseCodeCacheFlushing, see below),
-# BENCH_BUILD (1: build the jars that are missing), BENCH_SCHEDULER_APP (the
+# BENCH_TLS (on: the scheduler speaks TLS 1.3 only, with a certificate from a CA of the run's own, as
+# ./gpucloud up ships it; off: plaintext), BENCH_BUILD (1: build the jars that are missing), BENCH_SCHEDULER_APP (the
 # scheduler's quarkus-app folder; default scheduler-service/target/quarkus-app).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,7 +42,13 @@ PIDS=()
 say() { printf '%s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 port_open() { (exec 3<>"/dev/tcp/localhost/$1") 2>/dev/null; }
-ready() { curl -fsS "http://localhost:$1/q/health/ready" >/dev/null 2>&1; }
+BENCH_TLS="${BENCH_TLS:-on}"
+case "$BENCH_TLS" in on|off) ;; *) die "BENCH_TLS must be on or off, was '$BENCH_TLS'" ;; esac
+# ready PORT [tls]: the service answers its readiness check
+ready() {
+  if [ "${2:-}" = tls ]; then curl -fsS --cacert "$RUN/tls/ca.pem" "https://localhost:$1/q/health/ready" >/dev/null 2>&1
+  else curl -fsS "http://localhost:$1/q/health/ready" >/dev/null 2>&1; fi
+}
 
 mkdir -p "$RUN/logs"
 if [ "${BENCH_KAFKA:-private}" = shared ]; then
@@ -121,15 +128,27 @@ token_for() {
     bench "$1" member,operator 24
 }
 
-say "starting the scheduler on :$SCHEDULER_PORT (schema $DB.$SCHEMA, broker $BOOTSTRAP)"
+# TLS as shipped: a CA of the run's own (deploy/local/tls.sh) and a certificate for the scheduler; the driver
+# trusts that CA (GPUCLOUD_CA_FILE)
+TLS_ENV=() TLS_OPTS=()
+if [ "$BENCH_TLS" = on ]; then
+  GPUCLOUD_RUN_DIR="$RUN" bash "$ROOT/deploy/local/tls.sh" server scheduler
+  TLS_ENV=(GPUCLOUD_TLS_KEYSTORE="$RUN/tls/scheduler.p12" GPUCLOUD_TLS_KEYSTORE_PASSWORD="$(cat "$RUN/tls/scheduler.pass")")
+  TLS_OPTS=(-Dquarkus.http.ssl-port="$SCHEDULER_PORT" -Dquarkus.http.insecure-requests=disabled)
+  export GPUCLOUD_CA_FILE="$RUN/tls/ca.pem"
+fi
+
+say "starting the scheduler on :$SCHEDULER_PORT (schema $DB.$SCHEMA, broker $BOOTSTRAP, TLS $BENCH_TLS)"
+[ "${#TLS_ENV[@]}" -eq 0 ] || export "${TLS_ENV[@]}"
 QUARKUS_HTTP_PORT="$SCHEDULER_PORT" KAFKA_BOOTSTRAP_SERVERS="$BOOTSTRAP" GPUCLOUD_OIDC_URL="http://localhost:$ISSUER_PORT" \
 QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PGHOST:$PGPORT/$DB?search_path=$SCHEMA" \
 QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PGHOST:$PGPORT/$DB?currentSchema=$SCHEMA" \
 QUARKUS_FLYWAY_SCHEMAS="$SCHEMA" QUARKUS_FLYWAY_DEFAULT_SCHEMA="$SCHEMA" \
   nohup java -Xmx"${BENCH_SCHEDULER_HEAP:-1g}" $JVM_OPTS ${BENCH_SCHEDULER_OPTS:-} \
   -Dgpucloud.scheduler.inputs-group="bench-$ID" -Dgpucloud.scheduler.inputs-member="bench-$ID-leader" \
-  -jar "$SCHEDULER_JAR" >"$RUN/logs/scheduler.log" 2>&1 &
+  "${TLS_OPTS[@]}" -jar "$SCHEDULER_JAR" >"$RUN/logs/scheduler.log" 2>&1 &
 PIDS+=($!)
+unset GPUCLOUD_TLS_KEYSTORE GPUCLOUD_TLS_KEYSTORE_PASSWORD
 
 say "starting a simulated fleet of $HOSTS a100x8 hosts on :$AGENT_PORT (node prefix b$ID)"
 nohup java -Xmx768m $JVM_OPTS -Dquarkus.http.port="$AGENT_PORT" -Dkafka.bootstrap.servers="$BOOTSTRAP" \
@@ -138,10 +157,10 @@ nohup java -Xmx768m $JVM_OPTS -Dquarkus.http.port="$AGENT_PORT" -Dkafka.bootstra
   -jar "$AGENT_JAR" >"$RUN/logs/agent.log" 2>&1 &
 PIDS+=($!)
 
-for svc in "scheduler $SCHEDULER_PORT" "agent $AGENT_PORT"; do
+for svc in "scheduler $SCHEDULER_PORT $([ "$BENCH_TLS" = on ] && echo tls)" "agent $AGENT_PORT"; do
   set -- $svc
   i=0
-  until ready "$2"; do
+  until ready "$2" "${3:-}"; do
     i=$((i + 1))
     if [ "$i" -gt 180 ]; then tail -30 "$RUN/logs/$1.log" >&2; die "$1 did not become ready in 180 s"; fi
     sleep 1

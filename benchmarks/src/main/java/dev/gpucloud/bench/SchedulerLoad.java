@@ -15,6 +15,7 @@ import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
 import io.grpc.ManagedChannel;
 import dev.gpucloud.identity.BearerToken;
+import io.grpc.Grpc;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
@@ -231,11 +232,23 @@ public final class SchedulerLoad {
         }
     }
 
+    private static io.grpc.ChannelCredentials trusting(String caPem) {
+        try {
+            return io.grpc.TlsChannelCredentials.newBuilder().trustManager(new java.io.File(caPem)).build();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot read the CA certificate " + caPem, e);
+        }
+    }
+
     private List<ManagedChannel> channelsTo(String address) {
         return channelsByAddress.computeIfAbsent(address, a -> {
             List<ManagedChannel> channels = new ArrayList<>();
             for (int i = 0; i < o.channels; i++) {
-                ManagedChannelBuilder<?> channel = ManagedChannelBuilder.forTarget(a).usePlaintext();
+                // TLS where the script names the CA the scheduler's certificate comes from (GPUCLOUD_CA_FILE)
+                String ca = System.getenv("GPUCLOUD_CA_FILE");
+                ManagedChannelBuilder<?> channel = ca == null || ca.isBlank()
+                        ? ManagedChannelBuilder.forTarget(a).usePlaintext()
+                        : Grpc.newChannelBuilder(a, trusting(ca));
                 // authentication is on, as shipped: the script hands the driver a token (GPUCLOUD_TOKEN)
                 String token = System.getenv("GPUCLOUD_TOKEN");
                 if (token != null && !token.isBlank()) {

@@ -217,7 +217,9 @@ final class AuditTrailCommand implements Callable<Integer> {
         if (action != null) {
             String a = e.action().toLowerCase(Locale.ROOT);
             String want = action.toLowerCase(Locale.ROOT);
-            return a.equals(want) || a.endsWith("." + want);
+            String last = a.substring(a.lastIndexOf('.') + 1);
+            // the full name, its last part (CancelJob), or that without "Job" (cancel), in any case
+            return a.equals(want) || last.equals(want) || last.equals(want + "job");
         }
         return true;
     }

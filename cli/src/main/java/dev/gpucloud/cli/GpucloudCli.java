@@ -26,9 +26,12 @@ import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
 import dev.gpucloud.contracts.grpc.v1.WatchJobRequest;
 import dev.gpucloud.contracts.grpc.v1.WorkerPlacement;
 import dev.gpucloud.identity.BearerToken;
+import io.grpc.ChannelCredentials;
+import io.grpc.Grpc;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.TlsChannelCredentials;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
@@ -66,6 +69,11 @@ public class GpucloudCli {
             description = "Scheduler gRPC address, or several comma-separated (one leader, the rest standbys);"
                     + " default: ${DEFAULT-VALUE}; env GPUCLOUD_SCHEDULER.")
     String scheduler;
+    @Option(names = "--ca-file", paramLabel = "PEM", defaultValue = "${env:GPUCLOUD_CA_FILE}",
+            description = "Speak TLS to the scheduler, trusting the certificate authority in this PEM file (the stack"
+                    + " ./gpucloud up starts: .run/tls/ca.pem, which ./gpucloud passes); without it, plaintext."
+                    + " Env GPUCLOUD_CA_FILE.")
+    java.nio.file.Path caFile;
 
     @Option(names = "--profile", defaultValue = "${env:GPUCLOUD_PROFILE:-default}", paramLabel = "NAME",
             description = "Whose token to send: the one ./gpucloud login stored for this profile (default:"
@@ -154,16 +162,31 @@ public class GpucloudCli {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--scheduler: " + e.getMessage());
         }
+        // TLS, trusting the stack's own CA only, where one is named
+        ChannelCredentials credentials = caFile == null ? null : tls(caFile);
         // every call carries the profile's token; without one the scheduler answers UNAUTHENTICATED with a hint
         Optional<BearerToken> token = Credentials.token(profile).map(BearerToken::new);
         return new LeaderFailover(addresses, Duration.ofMillis((long) (failoverTimeout * 1000)), line -> {
             err.println(line);
             err.flush();
         }, address -> {
-            ManagedChannelBuilder<?> channel = ManagedChannelBuilder.forTarget(address).usePlaintext();
+            ManagedChannelBuilder<?> channel = caFile == null
+                    ? ManagedChannelBuilder.forTarget(address).usePlaintext()
+                    : Grpc.newChannelBuilder(address, credentials);
             token.ifPresent(t -> channel.intercept(t.interceptor()));
             return channel.build();
         }, LeaderFailover.Clock.system());
+    }
+
+    /** TLS that trusts only the certificate authority in {@code pem}. */
+    ChannelCredentials tls(java.nio.file.Path pem) {
+        try {
+            return TlsChannelCredentials.newBuilder().trustManager(pem.toFile()).build();
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--ca-file: cannot read a PEM certificate from " + pem + " (" + firstLine(String.valueOf(e.getMessage()))
+                            + ")");
+        }
     }
 
     abstract static class Base implements Callable<Integer> {

@@ -112,6 +112,10 @@ class AuditTrailCommandTest {
         Result refused = audit("--tenant", globex, "--action", "scheduler.CancelJob");
         assertThat(rows(refused)).singleElement()
                 .satisfies(row -> assertThat(row).contains("bob", "NOT_FOUND: job 'job-1' not found"));
+        // as people say it: the last part, or that without "Job"; a part of a word is not enough
+        assertThat(rows(audit("--tenant", globex, "--action", "Cancel"))).hasSize(1);
+        assertThat(rows(audit("--tenant", acme, "--action", "submit"))).hasSize(2);
+        assertThat(rows(audit("--tenant", acme, "--action", "sub"))).isEmpty();
     }
 
     @Test

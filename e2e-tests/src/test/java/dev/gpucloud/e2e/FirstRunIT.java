@@ -78,6 +78,11 @@ class FirstRunIT {
                         + gang.group(1) + "' not found")
                 .contains("  error: UNAUTHENTICATED: no bearer token")
                 .contains("'alice' (member of acme) may not read the invoices of tenant 'globex'");
+        // the audit record of the refused cancel, and a plaintext request to a service that speaks TLS only
+        assertThat(demo).containsPattern("alice +acme +scheduler\\.CancelJob +" + gang.group(1) + " .* NOT_FOUND: job")
+                .containsPattern("TLS 1.3 only, with a certificate from this stack's CA [^\n]*; in plaintext:\n"
+                        + "  curl: \\(52\\) Empty reply from server")
+                .containsPattern("scheduler +\\d+ +https://localhost:");
         // the broker, as the demo shows it: a usage record forged without a login, and writes outside a
         // principal's ACLs, are refused; those are the only refusals it may print
         String forged = "  (a usage record forged with no login|the agent's login sending a command to hosts"
@@ -182,6 +187,9 @@ class FirstRunIT {
         env.keySet().removeIf(name -> name.startsWith("GPUCLOUD_") || name.startsWith("KAFKA_")
                 || name.startsWith("PG") || name.startsWith("QUARKUS_"));
         env.put("GPUCLOUD_RUN_DIR", BASE.toString());
+        // the demo's logins go to a home of the test's own: another stack's demo on this machine writes the
+        // same profile names with its own issuer's tokens
+        env.put("GPUCLOUD_HOME", BASE.resolve("home").toString());
         Process process = pb.start();
         if (!process.waitFor(8, TimeUnit.MINUTES)) {
             process.destroyForcibly();

@@ -14,7 +14,6 @@ import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.identity.BearerToken;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import java.io.File;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -54,6 +53,8 @@ class KeycloakIT {
     static final Path RUN_DIR = ROOT.resolve("e2e-tests/target/keycloak-run");
     static final Path KEYCLOAK_HOME = Path.of(System.getProperty("keycloak.home", "target/keycloak/keycloak"));
     static final HttpClient HTTP = HttpClient.newHttpClient();
+    /** Speaks TLS to the stack's services, trusting only the CA that up made for it. */
+    static HttpClient services;
 
     static Process keycloak;
     static ManagedChannel channel;
@@ -82,7 +83,8 @@ class KeycloakIT {
             Thread.sleep(1000);
         }
         gpucloud("up");
-        channel = ManagedChannelBuilder.forAddress("localhost", SCHEDULER).usePlaintext().build();
+        channel = StackTls.channel(RUN_DIR, SCHEDULER);
+        services = StackTls.http(RUN_DIR);
     }
 
     @AfterAll
@@ -171,12 +173,12 @@ class KeycloakIT {
     }
 
     static HttpResponse<String> billing(String path, String token) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + BILLING + path))
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("https://localhost:" + BILLING + path))
                 .timeout(Duration.ofSeconds(20));
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
-        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return services.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     static boolean answers(String url) {

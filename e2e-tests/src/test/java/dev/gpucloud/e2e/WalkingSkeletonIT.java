@@ -14,7 +14,6 @@ import dev.gpucloud.contracts.grpc.v1.JobState;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.identity.BearerToken;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -48,7 +47,8 @@ class WalkingSkeletonIT {
     static final String RUN_ID = UUID.randomUUID().toString().substring(0, 6);
     static final Path ROOT = Path.of(System.getProperty("gpucloud.root", "..")).toAbsolutePath().normalize();
     static final Path RUN_DIR = ROOT.resolve("e2e-tests/target/e2e-run");
-    static final HttpClient HTTP = HttpClient.newHttpClient();
+    /** Speaks TLS to the services, trusting only the CA that up made for the stack. */
+    static HttpClient http;
 
     static final int ISSUER = 18086;
     static final String TENANT = "e2e-" + RUN_ID;
@@ -64,7 +64,8 @@ class WalkingSkeletonIT {
         gpucloud("--profile", "e2e-other", "login", "--dev", "--user", "other", "--tenant", TENANT + "x", "--role",
                 "member");
         token = Files.readString(RUN_DIR.resolve("home/profiles/e2e.token")).strip();
-        channel = ManagedChannelBuilder.forAddress("localhost", SCHEDULER).usePlaintext().build();
+        channel = StackTls.channel(RUN_DIR, SCHEDULER);
+        http = StackTls.http(RUN_DIR);
     }
 
     @AfterAll
@@ -125,12 +126,12 @@ class WalkingSkeletonIT {
 
     /** A GET as the tenant's member (billing answers a tenant only its own invoices). */
     static String get(int port, String path, String tenant) throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("https://localhost:" + port + path))
                 .timeout(Duration.ofSeconds(10));
         if (tenant != null) {
             request.header("Authorization", new BearerToken(token).header());
         }
-        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString()).body();
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
     static void gpucloud(String... args) throws Exception {
