@@ -134,7 +134,7 @@ TLS_ENV=() TLS_OPTS=()
 if [ "$BENCH_TLS" = on ]; then
   GPUCLOUD_RUN_DIR="$RUN" bash "$ROOT/deploy/local/tls.sh" server scheduler
   TLS_ENV=(GPUCLOUD_TLS_KEYSTORE="$RUN/tls/scheduler.p12" GPUCLOUD_TLS_KEYSTORE_PASSWORD="$(cat "$RUN/tls/scheduler.pass")")
-  TLS_OPTS=(-Dquarkus.http.ssl-port="$SCHEDULER_PORT" -Dquarkus.http.insecure-requests=disabled)
+  TLS_OPTS=(-Dquarkus.profile=prod,tls -Dquarkus.http.ssl-port="$SCHEDULER_PORT")
   export GPUCLOUD_CA_FILE="$RUN/tls/ca.pem"
 fi
 
