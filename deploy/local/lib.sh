@@ -40,3 +40,12 @@ stop_pid() {
   rm -f "$file"
   say "  stopped $name (pid $pid)"
 }
+
+# secret FILE: a random 32-character password kept in FILE (mode 600), made once.
+secret() {
+  if [ ! -s "$1" ]; then
+    local random; random="$(head -c 512 /dev/urandom | LC_ALL=C tr -dc 'A-HJ-NP-Za-km-z2-9')"
+    (umask 077; printf '%s\n' "${random:0:32}" >"$1")
+  fi
+  cat "$1"
+}

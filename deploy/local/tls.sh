@@ -12,15 +12,6 @@ TLS="$RUN/tls"
 CA_DAYS=3650
 SERVER_DAYS=397   # what public CAs may issue at most, so nothing learns to expect longer
 
-# secret FILE: a random 32-character password kept in FILE (mode 600), made once.
-secret() {
-  if [ ! -s "$1" ]; then
-    local random; random="$(head -c 512 /dev/urandom | LC_ALL=C tr -dc 'A-HJ-NP-Za-km-z2-9')"
-    (umask 077; printf '%s\n' "${random:0:32}" >"$1")
-  fi
-  cat "$1"
-}
-
 ca() {
   mkdir -p "$TLS"; chmod 700 "$TLS"
   [ -s "$TLS/ca.pem" ] && [ -s "$TLS/ca.p12" ] && return 0
