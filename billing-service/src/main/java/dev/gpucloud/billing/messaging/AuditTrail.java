@@ -1,10 +1,8 @@
 package dev.gpucloud.billing.messaging;
 
 import dev.gpucloud.contracts.events.AuditEvent;
-import dev.gpucloud.contracts.events.Topics;
-import dev.gpucloud.contracts.kafka.EventRecords;
+import dev.gpucloud.contracts.kafka.AuditPublisher;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.reactive.messaging.Channel;
@@ -23,33 +21,16 @@ public class AuditTrail {
 
     private static final Logger LOG = Logger.getLogger(AuditTrail.class);
 
-    private final Emitter<ProducerRecord<String, byte[]>> emitter;
-    private final String source;
-    private final AtomicLong dropped = new AtomicLong();
+    private final AuditPublisher publisher;
 
     public AuditTrail(@Channel("audit-out") @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 4096)
             Emitter<ProducerRecord<String, byte[]>> emitter,
             @ConfigProperty(name = "quarkus.application.name") String source) {
-        this.emitter = emitter;
-        this.source = source;
+        this.publisher = new AuditPublisher(emitter::send, source, LOG::warnf);
     }
 
     /** Sends {@code event} without waiting for the broker. */
     public void record(AuditEvent event) {
-        try {
-            emitter.send(EventRecords.record(Topics.AUDIT_EVENTS, event.key(), event, source))
-                    .whenComplete((ok, failure) -> {
-                        if (failure != null) {
-                            lost(event, failure.getMessage());
-                        }
-                    });
-        } catch (RuntimeException full) { // the buffer is full, or the channel is not up yet
-            lost(event, full.getMessage());
-        }
-    }
-
-    private void lost(AuditEvent event, String why) {
-        LOG.warnf("audit: a record of %s by %s (%s) was not published (%d so far): %s", event.action(),
-                event.subject(), event.result(), dropped.incrementAndGet(), why);
+        publisher.record(event);
     }
 }
