@@ -127,6 +127,9 @@ public class GpucloudCli {
                     + " ./gpucloud status shows each instance's role, --failover-timeout waits longer", scheduler,
                     gaveUp.spent().toMillis() / 1000.0, gaveUp.lastAddress(), unreachable(last));
         }
+        if (e instanceof Oidc.Failure failure) {
+            return failure.getMessage();
+        }
         if (e instanceof AuditTrailCommand.BrokerProblem broker) {
             return broker.getMessage();
         }
@@ -165,7 +168,8 @@ public class GpucloudCli {
         // TLS, trusting the stack's own CA only, where one is named
         ChannelCredentials credentials = caFile == null ? null : tls(caFile);
         // every call carries the profile's token; without one the scheduler answers UNAUTHENTICATED with a hint
-        Optional<BearerToken> token = Credentials.token(profile).map(BearerToken::new);
+        // (refreshed first where it has expired and the device flow left a refresh token)
+        Optional<BearerToken> token = Identity.token(profile, caFile, err).map(BearerToken::new);
         return new LeaderFailover(addresses, Duration.ofMillis((long) (failoverTimeout * 1000)), line -> {
             err.println(line);
             err.flush();

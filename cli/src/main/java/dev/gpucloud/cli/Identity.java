@@ -2,14 +2,17 @@ package dev.gpucloud.cli;
 
 import dev.gpucloud.identity.DevIssuer;
 import dev.gpucloud.identity.Role;
+import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.jose4j.jwt.JwtClaims;
 import picocli.CommandLine;
@@ -24,9 +27,16 @@ final class Identity {
 
     @Command(name = "login", description = {
             "Store a token that later commands send (per --profile, in $GPUCLOUD_HOME/profiles, default ~/.gpucloud).",
+            "Without --dev or --token: the OAuth 2.0 device flow against your OIDC provider (--issuer): open the",
+            "page it prints, enter the code, approve; the token and its refresh token are stored, and later",
+            "commands refresh an expired token by themselves.",
             "--dev mints one with the key of the local development issuer that ./gpucloud up starts;",
             "--token stores one your OIDC provider (Keycloak, Okta, Entra, Dex) issued."})
     static class Login implements Callable<Integer> {
+        private static final List<String> DEV_ONLY = List.of("--tenant", "--role", "--user", "--hours",
+                "--issuer-key");
+        private static final List<String> DEVICE_ONLY = List.of("--client-id", "--scope");
+
         @CommandLine.ParentCommand
         GpucloudCli parent;
         @CommandLine.Spec
@@ -48,25 +58,89 @@ final class Identity {
         @Option(names = "--issuer-key", defaultValue = "${env:GPUCLOUD_ISSUER_KEY}", paramLabel = "FILE",
                 description = "With --dev: the issuer's key file (./gpucloud sets it; env GPUCLOUD_ISSUER_KEY).")
         Path issuerKey;
-        @Option(names = "--issuer", defaultValue = "${env:GPUCLOUD_OIDC_URL:-http://localhost:8086}",
-                description = "With --dev: the issuer's URL, as the services know it (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--issuer", defaultValue = "${env:GPUCLOUD_OIDC_URL:-http://localhost:8086}", paramLabel = "URL",
+                description = "The OIDC provider's issuer URL, as the services know it: the device flow logs in there"
+                        + " (Keycloak: https://HOST/realms/REALM); with --dev, the issuer the token names (default:"
+                        + " ${DEFAULT-VALUE}; env GPUCLOUD_OIDC_URL).")
         String issuer;
+        @Option(names = "--client-id", defaultValue = "gpucloud-cli", paramLabel = "ID",
+                description = "Device flow: the provider's public client to log in as (default: ${DEFAULT-VALUE}).")
+        String clientId;
+        @Option(names = "--scope", defaultValue = "openid", paramLabel = "SCOPES",
+                description = "Device flow: the scopes to ask for, space-separated (default: ${DEFAULT-VALUE}).")
+        String scope;
 
         @Override
         public Integer call() {
-            if (dev == (token != null)) {
-                throw new CommandLine.ParameterException(spec.commandLine(), dev ? "--dev and --token exclude each"
-                        + " other" : "give --dev (the local issuer) or --token JWT (from your provider); the"
-                        + " device-code flow against a provider is not built yet");
+            CommandLine.ParseResult given = spec.commandLine().getParseResult();
+            List<String> devOptions = DEV_ONLY.stream().filter(given::hasMatchedOption).toList();
+            List<String> deviceOptions = DEVICE_ONLY.stream().filter(given::hasMatchedOption).toList();
+            if (dev && token != null) {
+                throw usage("--dev and --token exclude each other");
             }
-            String minted = token;
+            if (!dev && !devOptions.isEmpty()) {
+                throw usage(String.join(", ", devOptions) + ": only with --dev (the local issuer); a provider's"
+                        + " token names its own user, tenants and roles");
+            }
+            if (token != null && (given.hasMatchedOption("--issuer") || !deviceOptions.isEmpty())) {
+                throw usage("--token stores the token as given; --issuer, --client-id and --scope are for the device"
+                        + " flow (login --issuer URL, without --token)");
+            }
+            if (dev && !deviceOptions.isEmpty()) {
+                throw usage(String.join(", ", deviceOptions) + ": only for the device flow against your provider"
+                        + " (login --issuer URL), not with --dev");
+            }
+            String stored;
+            Path file;
             if (dev) {
-                minted = mint();
+                stored = mint();
+                file = Credentials.save(parent.profile, stored);
+            } else if (token != null) {
+                stored = token.strip();
+                file = Credentials.save(parent.profile, stored);
+            } else {
+                Approved approved = deviceFlow();
+                Oidc.Tokens tokens = approved.tokens();
+                stored = tokens.accessToken();
+                file = Credentials.save(parent.profile, stored, tokens.refreshToken() == null ? null
+                        : new Credentials.Refresh(approved.provider().issuer(), clientId,
+                                approved.provider().tokenEndpoint().toString(), tokens.refreshToken()));
             }
-            Path file = Credentials.save(parent.profile, minted.strip());
-            spec.commandLine().getOut().println("logged in as " + describe(minted) + "; token in " + file
+            spec.commandLine().getOut().println("logged in as " + describe(stored) + "; token in " + file
                     + " (profile " + parent.profile + ")");
             return 0;
+        }
+
+        /** The tokens, and the provider that issued them. */
+        private record Approved(Oidc.Provider provider, Oidc.Tokens tokens) {
+        }
+
+        /** RFC 8628: discovery, a device code, the user's approval in a browser, then the tokens. */
+        private Approved deviceFlow() {
+            try {
+                Oidc.issuerUri(issuer);
+            } catch (IllegalArgumentException e) {
+                throw usage(e.getMessage() + "; or log in with --dev (the local issuer) or --token JWT");
+            }
+            if (clientId.isBlank()) {
+                throw usage("--client-id must not be blank");
+            }
+            Oidc oidc = new Oidc(httpClient(parent.caFile, spec), Oidc.Ticker.SYSTEM);
+            Oidc.Provider provider = oidc.discover(issuer);
+            Oidc.DeviceCode code = oidc.authorize(provider, clientId, scope);
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("to log in, open " + code.verificationUri() + " and enter code " + code.userCode());
+            if (code.verificationUriComplete() != null) {
+                err.println("  (or open " + code.verificationUriComplete() + ", which carries the code)");
+            }
+            err.println("waiting for the approval at " + provider.issuer() + " (the code expires in "
+                    + code.expiresIn().toSeconds() + " s) ...");
+            err.flush();
+            return new Approved(provider, oidc.poll(provider, clientId, code));
+        }
+
+        private CommandLine.ParameterException usage(String message) {
+            return new CommandLine.ParameterException(spec.commandLine(), message);
         }
 
         private String mint() {
@@ -110,10 +184,10 @@ final class Identity {
 
         @Override
         public Integer call() {
-            String token = Credentials.token(parent.profile).orElse(null);
+            String token = token(parent.profile, parent.caFile, spec.commandLine().getErr()).orElse(null);
             if (token == null) {
                 spec.commandLine().getErr().println("not logged in (profile " + parent.profile + "): ./gpucloud login"
-                        + " --dev --tenant T --role member, or --token JWT");
+                        + " --issuer URL (your provider), --dev --tenant T --role member, or --token JWT");
                 return 1;
             }
             spec.commandLine().getOut().println(describe(token) + " (profile " + parent.profile + ")");
@@ -145,6 +219,50 @@ final class Identity {
             spec.commandLine().getOut().flush();
             Thread.currentThread().join();
             return 0;
+        }
+    }
+
+    /** Tokens this close to their expiry are refreshed before a call, so that none expires on the way. */
+    static final Duration REFRESH_BEFORE = Duration.ofSeconds(30);
+
+    /**
+     * The token to send: GPUCLOUD_TOKEN, else the profile's. A stored token that has expired (or is about to) is
+     * refreshed first where the device flow left a refresh token; when that fails, one line on {@code err} says
+     * so, and the old token goes out (the services then say it has expired).
+     */
+    static Optional<String> token(String profile, Path caFile, PrintWriter err) {
+        Optional<String> token = Credentials.token(profile);
+        if (token.isEmpty() || Credentials.fromEnvironment()) {
+            return token;
+        }
+        Optional<Long> expiry = Credentials.expiry(token.get());
+        if (expiry.isEmpty() || Instant.ofEpochSecond(expiry.get()).isAfter(Instant.now().plus(REFRESH_BEFORE))) {
+            return token;
+        }
+        Optional<Credentials.Refresh> refresh = Credentials.refresh(profile);
+        if (refresh.isEmpty()) {
+            return token;
+        }
+        Credentials.Refresh stored = refresh.get();
+        try {
+            Oidc.Tokens fresh = new Oidc(Oidc.http(caFile), Oidc.Ticker.SYSTEM).refresh(
+                    URI.create(stored.tokenEndpoint()), stored.clientId(), stored.refreshToken());
+            Credentials.save(profile, fresh.accessToken(), stored.withRefreshToken(fresh.refreshToken()));
+            return Optional.of(fresh.accessToken());
+        } catch (Oidc.Failure | IllegalArgumentException | java.io.UncheckedIOException e) {
+            err.println("warning: the stored token of profile " + profile + " has expired and refreshing it failed ("
+                    + e.getMessage() + "); log in again: gpucloud login --issuer " + stored.issuer());
+            err.flush();
+            return token;
+        }
+    }
+
+    /** The device flow's HTTP client: the JVM's CAs, plus --ca-file's where one is named. */
+    static java.net.http.HttpClient httpClient(Path caFile, CommandLine.Model.CommandSpec spec) {
+        try {
+            return Oidc.http(caFile);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--ca-file: " + e.getMessage());
         }
     }
 

@@ -96,7 +96,10 @@ class IdentityCommandsTest {
 
     @Test
     void a_login_that_cannot_be_done_says_why() {
-        assertThat(cli("login").err()).contains("give --dev (the local issuer) or --token JWT");
+        // without --dev or --token, login runs the device flow against --issuer, which must be an http(s) URL
+        assertThat(cli("login", "--issuer", "localhost:8086").err()).contains("--issuer must be the provider's"
+                + " http(s) issuer URL").contains("or log in with --dev (the local issuer) or --token JWT");
+        assertThat(cli("login", "--role", "member").err()).contains("--role: only with --dev");
         assertThat(cli("login", "--dev", "--tenant", "acme").err()).contains("--dev needs --role");
         assertThat(cli("login", "--dev", "--role", "root").err()).contains("--role must be one of member,"
                 + " tenant-admin, finance, operator, was 'root'");
