@@ -14,7 +14,11 @@ import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.identity.BearerToken;
 import io.grpc.ManagedChannel;
+import java.io.BufferedReader;
 import java.io.File;
+import java.io.InputStreamReader;
+import java.net.CookieManager;
+import java.net.CookiePolicy;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -24,12 +28,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,7 +46,8 @@ import org.junit.jupiter.api.Test;
  * Maven Central) with a realm of two tenants' members and an operator (tenants as groups, roles as realm
  * roles, the audience by a mapper), and the stack started by {@code ./gpucloud up} with only
  * {@code GPUCLOUD_OIDC_URL} pointing at the realm. The services find Keycloak's keys through its discovery
- * document; the test logs in with the password grant, as a script would.
+ * document; one test logs in with the password grant, as a script would, the other with the CLI's device flow,
+ * approving it in Keycloak's own pages as a user would in a browser.
  */
 class KeycloakIT {
 
@@ -159,6 +167,182 @@ class KeycloakIT {
         assertThat(gpucloud("whoami")).contains("'alice' (member").contains("of acme)");
     }
 
+    @Test
+    void the_cli_logs_in_with_the_device_flow_and_refreshes_its_token_by_itself() throws Exception {
+        // the jobs the device login must and must not see: one of alice's tenant, one of bob's
+        String jobOfAcme = submit(token("alice", "alice-pass"), "kc-dev-alice-" + RUN_ID);
+        String jobOfGlobex = submit(token("bob", "bob-pass"), "kc-dev-bob-" + RUN_ID);
+
+        // ./gpucloud login with GPUCLOUD_OIDC_URL naming the realm runs the device flow there; alice approves
+        DeviceLogin login = DeviceLogin.start("--profile", "device", "login", "--issuer", REALM_URL);
+        assertThat(login.verificationUri()).isEqualTo(REALM_URL + "/device");
+        assertThat(login.verificationUriComplete()).isEqualTo(REALM_URL + "/device?user_code=" + login.userCode());
+        assertThat(approve(login.verificationUriComplete(), "alice", "alice-pass", true))
+                .contains("Device Login Successful");
+        Ran loggedIn = login.finish();
+        assertThat(loggedIn.code()).as(loggedIn.output()).isZero();
+        assertThat(loggedIn.output()).contains("logged in as 'alice' (member").contains("of acme), until ")
+                .contains("profile device");
+        Path tokenFile = RUN_DIR.resolve("home/profiles/device.token");
+        Path refreshFile = RUN_DIR.resolve("home/profiles/device.refresh.json");
+        for (Path file : List.of(tokenFile, refreshFile)) {
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+        }
+        assertThat(Files.readString(refreshFile)).contains("\"token_endpoint\" : \"" + REALM_URL
+                + "/protocol/openid-connect/token\"");
+
+        // the stored token is alice's at the scheduler: her tenant's job, not bob's
+        assertThat(gpucloud("--profile", "device", "whoami")).contains("'alice' (member").contains("of acme)");
+        assertThat(gpucloud("--profile", "device", "jobs")).contains(jobOfAcme).doesNotContain(jobOfGlobex);
+        assertThat(gpucloud("--profile", "device", "get", jobOfAcme)).contains(jobOfAcme);
+        Ran foreign = gpucloudExit("--profile", "device", "get", jobOfGlobex);
+        assertThat(foreign.code()).isEqualTo(1);
+        assertThat(foreign.output()).contains("NOT_FOUND");
+
+        // an expired token is refreshed with Keycloak's refresh token before the call: the stored one is made to
+        // look expired (its signature no longer matches, so the scheduler would refuse it if it went out)
+        String stored = Files.readString(tokenFile).strip();
+        Files.writeString(tokenFile, expired(stored) + "\n");
+        Ran refreshed = gpucloudExit("--profile", "device", "get", jobOfAcme);
+        assertThat(refreshed.code()).as(refreshed.output()).isZero();
+        assertThat(refreshed.output()).contains(jobOfAcme).doesNotContain("warning");
+        String fresh = Files.readString(tokenFile).strip();
+        assertThat(fresh).isNotEqualTo(expired(stored));
+        assertThat(EventCodec.mapper().readTree(java.util.Base64.getUrlDecoder().decode(fresh.split("\\.")[1]))
+                .get("exp").asLong()).isGreaterThan(java.time.Instant.now().getEpochSecond());
+
+        // bob declines on the consent page: the CLI stops, says why, and stores nothing
+        DeviceLogin declined = DeviceLogin.start("--profile", "declined", "login", "--issuer", REALM_URL);
+        approve(declined.verificationUriComplete(), "bob", "bob-pass", false);
+        Ran denied = declined.finish();
+        assertThat(denied.code()).isEqualTo(1);
+        assertThat(denied.output()).contains("error: the login was denied at the provider (access_denied)");
+        assertThat(RUN_DIR.resolve("home/profiles/declined.token")).doesNotExist();
+    }
+
+    /** Submits a one-worker job with this token; its id. */
+    static String submit(String token, String requestId) {
+        return JobServiceGrpc.newBlockingStub(channel).withCallCredentials(new BearerToken(token))
+                .withDeadlineAfter(30, TimeUnit.SECONDS).submitJob(SubmitJobRequest.newBuilder()
+                        .setClientRequestId(requestId).setSpec(JobSpec.newBuilder().setName("kc-device").setWorkers(1)
+                                .setGpusPerWorker(1).addGpuModels("A100-SXM4-40GB").addCommand("sleep")
+                                .addCommand("1"))
+                        .build()).getJob().getJobId();
+    }
+
+    /** The JWT with its exp moved an hour back (its signature left as it was). */
+    static String expired(String jwt) throws Exception {
+        String[] parts = jwt.split("\\.");
+        var claims = (com.fasterxml.jackson.databind.node.ObjectNode) EventCodec.mapper()
+                .readTree(java.util.Base64.getUrlDecoder().decode(parts[1]));
+        claims.put("exp", java.time.Instant.now().minusSeconds(3600).getEpochSecond());
+        parts[1] = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(EventCodec.mapper()
+                .writeValueAsBytes(claims));
+        return String.join(".", parts);
+    }
+
+    /** ./gpucloud login running the device flow, read as it prints. */
+    record DeviceLogin(Process process, Thread reader, StringBuffer output, String verificationUri, String userCode,
+            String verificationUriComplete) {
+
+        static final Pattern OPEN = Pattern.compile("to log in, open (\\S+) and enter code (\\S+)");
+        static final Pattern COMPLETE = Pattern.compile("\\(or open (\\S+), which carries the code\\)");
+
+        /** Starts the login and waits until it says where to approve. */
+        static DeviceLogin start(String... args) throws Exception {
+            Process process = gpucloudProcess(args).start();
+            StringBuffer output = new StringBuffer();
+            Thread reader = new Thread(() -> {
+                try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                        StandardCharsets.UTF_8))) {
+                    for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                        output.append(line).append('\n');
+                    }
+                } catch (java.io.IOException ignored) {
+                    // the process went
+                }
+            }, "device-login-output");
+            reader.setDaemon(true);
+            reader.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (true) {
+                Matcher open = OPEN.matcher(output);
+                Matcher complete = COMPLETE.matcher(output);
+                if (open.find() && complete.find()) {
+                    return new DeviceLogin(process, reader, output, open.group(1), open.group(2), complete.group(1));
+                }
+                if (!process.isAlive() || System.nanoTime() > deadline) {
+                    process.destroyForcibly();
+                    throw new IllegalStateException("./gpucloud login printed no code to approve:\n" + output);
+                }
+                Thread.sleep(200);
+            }
+        }
+
+        /** Waits for the login to end (it polls every 5 s); its exit code and everything it printed. */
+        Ran finish() throws Exception {
+            if (!process.waitFor(2, TimeUnit.MINUTES)) {
+                process.destroyForcibly();
+                throw new IllegalStateException("./gpucloud login did not end:\n" + output);
+            }
+            reader.join(TimeUnit.SECONDS.toMillis(10)); // its last lines
+            return new Ran(process.exitValue(), output.toString());
+        }
+    }
+
+    /**
+     * Does in Keycloak's pages what the user does in a browser: opens the verification URI (which carries the code),
+     * signs in on the login form, then accepts (or declines) on the consent page the device grant shows. Forms are
+     * found by their action and hidden fields, as a browser submits them. Returns the last page's text.
+     */
+    static String approve(String verificationUri, String user, String password, boolean accept) throws Exception {
+        HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieManager(null, CookiePolicy.ACCEPT_ALL))
+                .followRedirects(HttpClient.Redirect.NORMAL).connectTimeout(Duration.ofSeconds(10)).build();
+        HttpResponse<String> page = browser.send(HttpRequest.newBuilder(URI.create(verificationUri))
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        for (int step = 0; step < 5; step++) {
+            assertThat(page.statusCode()).as(page.uri() + ":\n" + page.body()).isEqualTo(200);
+            if (page.uri().getPath().endsWith("/device/status")) {
+                return page.body().replaceAll("(?s)<script.*?</script>", " ").replaceAll("<[^>]+>", " ")
+                        .replaceAll("\\s+", " ");
+            }
+            Matcher form = Pattern.compile("(?s)<form\\b([^>]*)>(.*?)</form>").matcher(page.body());
+            assertThat(form.find()).as("a form on " + page.uri() + ":\n" + page.body()).isTrue();
+            Matcher action = Pattern.compile("\\baction=\"([^\"]*)\"").matcher(form.group(1));
+            assertThat(action.find()).as(form.group(1)).isTrue();
+            Map<String, String> fields = new java.util.LinkedHashMap<>();
+            Matcher input = Pattern.compile("(?s)<input\\b([^>]*)>").matcher(form.group(2));
+            while (input.find()) {
+                String attributes = input.group(1);
+                if (attributes.contains("type=\"hidden\"")) {
+                    fields.put(attribute(attributes, "name"), attribute(attributes, "value"));
+                }
+            }
+            String body = form.group(2);
+            if (body.contains("name=\"username\"")) {
+                fields.put("username", user);
+                fields.put("password", password);
+            } else if (body.contains("name=\"accept\"")) {
+                fields.put(accept ? "accept" : "cancel", accept ? "Yes" : "No");
+            } else {
+                throw new AssertionError("a form this test does not know on " + page.uri() + ":\n" + page.body());
+            }
+            String form1 = fields.entrySet().stream().map(e -> URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8)
+                    + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
+                    .collect(java.util.stream.Collectors.joining("&"));
+            URI target = page.uri().resolve(action.group(1).replace("&amp;", "&"));
+            page = browser.send(HttpRequest.newBuilder(target).header("Content-Type",
+                    "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(form1))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        }
+        throw new AssertionError("Keycloak's pages did not end at the device status page: " + page.uri());
+    }
+
+    private static String attribute(String attributes, String name) {
+        Matcher value = Pattern.compile("\\b" + name + "=\"([^\"]*)\"").matcher(attributes);
+        return value.find() ? value.group(1).replace("&amp;", "&") : "";
+    }
+
     /** An access token from Keycloak's token endpoint (the password grant of the realm's public client). */
     static String token(String user, String password) throws Exception {
         String form = "grant_type=password&client_id=gpucloud-cli&username=" + user + "&password="
@@ -197,11 +381,34 @@ class KeycloakIT {
 
     /** Runs ./gpucloud with this test's stack (its own ports and run folder) and returns what it printed. */
     static String gpucloud(String... args) throws Exception {
+        Ran ran = gpucloudExit(args);
+        if (ran.code() != 0) {
+            throw new IllegalStateException("./gpucloud " + args[0] + " exited " + ran.code() + ":\n" + ran.output());
+        }
+        return ran.output();
+    }
+
+    record Ran(int code, String output) {
+    }
+
+    /** Runs ./gpucloud with this test's stack; its exit code and what it printed (stdout and stderr). */
+    static Ran gpucloudExit(String... args) throws Exception {
+        String name = String.join("-", args).replaceAll("[^A-Za-z0-9-]", "_");
+        Path log = RUN_DIR.resolve("gpucloud-" + name.substring(0, Math.min(60, name.length())) + ".log");
+        Process process = gpucloudProcess(args).redirectOutput(log.toFile()).start();
+        if (!process.waitFor(8, TimeUnit.MINUTES)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("./gpucloud " + String.join(" ", args) + " did not finish in 8 minutes");
+        }
+        return new Ran(process.exitValue(), Files.readString(log));
+    }
+
+    /** ./gpucloud ARGS as this test's stack needs it: its ports, run folder, CLI home and provider. */
+    static ProcessBuilder gpucloudProcess(String... args) {
         List<String> command = new ArrayList<>(List.of("bash", ROOT.resolve("gpucloud").toString()));
         command.addAll(List.of(args));
-        Path log = RUN_DIR.resolve("gpucloud-" + args[0] + ".log");
         ProcessBuilder pb = new ProcessBuilder(command).directory(ROOT.toFile()).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         Map<String, String> env = pb.environment();
         env.put("GPUCLOUD_RUN_DIR", RUN_DIR.toString());
         env.put("GPUCLOUD_HOME", RUN_DIR.resolve("home").toString());
@@ -215,15 +422,7 @@ class KeycloakIT {
         env.put("GPUCLOUD_AGENT_SIM_NODE_PREFIX", "kc" + RUN_ID);
         env.put("GPUCLOUD_AGENT_SIM_FLEET", "a100x8:1");
         env.remove("GPUCLOUD_TOKEN");
-        Process process = pb.start();
-        if (!process.waitFor(8, TimeUnit.MINUTES)) {
-            process.destroyForcibly();
-            throw new IllegalStateException("./gpucloud " + String.join(" ", args) + " did not finish in 8 minutes");
-        }
-        String out = Files.readString(log);
-        if (process.exitValue() != 0) {
-            throw new IllegalStateException("./gpucloud " + args[0] + " exited " + process.exitValue() + ":\n" + out);
-        }
-        return out;
+        env.remove("GPUCLOUD_PROFILE");
+        return pb;
     }
 }
