@@ -17,8 +17,7 @@ import io.grpc.ManagedChannel;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
-import java.net.CookieManager;
-import java.net.CookiePolicy;
+import java.net.CookieHandler;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -296,7 +295,7 @@ class KeycloakIT {
      * found by their action and hidden fields, as a browser submits them. Returns the last page's text.
      */
     static String approve(String verificationUri, String user, String password, boolean accept) throws Exception {
-        HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieManager(null, CookiePolicy.ACCEPT_ALL))
+        HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieJar())
                 .followRedirects(HttpClient.Redirect.NORMAL).connectTimeout(Duration.ofSeconds(10)).build();
         HttpResponse<String> page = browser.send(HttpRequest.newBuilder(URI.create(verificationUri))
                 .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
@@ -336,6 +335,42 @@ class KeycloakIT {
                     .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
         }
         throw new AssertionError("Keycloak's pages did not end at the device status page: " + page.uri());
+    }
+
+    /**
+     * A browser's cookies for one site. Keycloak marks its login cookies Secure even over http; a browser still
+     * sends them to localhost, java.net.CookieManager does not.
+     */
+    static final class CookieJar extends CookieHandler {
+        private final Map<String, String> cookies = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Override
+        public Map<String, List<String>> get(URI uri, Map<String, List<String>> requestHeaders) {
+            return cookies.isEmpty() ? Map.of() : Map.of("Cookie", List.of(cookies.entrySet().stream()
+                    .map(e -> e.getKey() + "=" + e.getValue()).collect(java.util.stream.Collectors.joining("; "))));
+        }
+
+        @Override
+        public void put(URI uri, Map<String, List<String>> responseHeaders) {
+            responseHeaders.forEach((header, values) -> {
+                if ("set-cookie".equalsIgnoreCase(header)) {
+                    for (String cookie : values) {
+                        String pair = cookie.split(";", 2)[0];
+                        int equals = pair.indexOf('=');
+                        if (equals <= 0) {
+                            continue;
+                        }
+                        String name = pair.substring(0, equals).strip();
+                        String value = pair.substring(equals + 1).strip();
+                        if (value.isEmpty() || cookie.toLowerCase(java.util.Locale.ROOT).contains("max-age=0")) {
+                            cookies.remove(name); // how Keycloak clears one
+                        } else {
+                            cookies.put(name, value);
+                        }
+                    }
+                }
+            });
+        }
     }
 
     private static String attribute(String attributes, String name) {
