@@ -1,7 +1,6 @@
 package dev.gpucloud.contracts.kafka;
 
 import dev.gpucloud.contracts.events.CloudEvent;
-import dev.gpucloud.contracts.events.NodeEvent;
 import dev.gpucloud.contracts.events.NodeEventType;
 import dev.gpucloud.contracts.events.Topics;
 import java.nio.charset.StandardCharsets;
@@ -60,10 +59,7 @@ public final class EnrolmentProbe {
                     Instant.now());
             try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(producerProps, new StringSerializer(),
                     new ByteArraySerializer())) {
-                ProducerRecord<String, byte[]> record = EventRecords.record(Topics.NODE_EVENTS, host,
-                        new NodeEvent(host, NodeEventType.HEARTBEAT_LOST, Instant.now(), null, null, null,
-                                "enrolment probe: an agent speaking for a host that is not its own"), event);
-                producer.send(record).get(30, TimeUnit.SECONDS);
+                producer.send(nodeEvent(host, event)).get(30, TimeUnit.SECONDS);
             }
             long deadline = System.nanoTime() + WAIT.toNanos();
             while (System.nanoTime() < deadline) {
@@ -75,6 +71,22 @@ public final class EnrolmentProbe {
             }
             return null;
         }
+    }
+
+    /**
+     * The node event, encoded here with plain Jackson: this runs on the broker's own classpath (kafka.sh), which
+     * has no Java-time module for {@link EventRecords#record}; the JSON is the one {@code NodeEvent} reads.
+     */
+    static ProducerRecord<String, byte[]> nodeEvent(String host, CloudEvent event) throws Exception {
+        Map<String, Object> payload = new java.util.LinkedHashMap<>();
+        payload.put("nodeId", host);
+        payload.put("type", NodeEventType.HEARTBEAT_LOST.name());
+        payload.put("occurredAt", event.time().toString());
+        payload.put("detail", "enrolment probe: an agent speaking for a host that is not its own");
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.NODE_EVENTS.name(), host,
+                new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsBytes(payload));
+        CloudEventHeaders.write(record.headers(), event);
+        return record;
     }
 
     private static Properties client(String bootstrap, Properties login) {

@@ -176,6 +176,17 @@ class EnrolmentTest {
                 .hasMessageContaining("cannot read the enrolment credential");
     }
 
+    @Test
+    void the_probes_hand_made_node_event_is_one_the_readers_decode_and_then_refuse_for_its_host() throws Exception {
+        CloudEvent event = CloudEvent.create(Topics.NODE_EVENTS.eventType(), "/node-agent/b-0", Instant.now());
+        ConsumerRecord<String, byte[]> in = consumed(rackA.sign(EnrolmentProbe.nodeEvent("b-0", event)));
+
+        assertThat(EventRecords.decode(Topics.NODE_EVENTS, in, Instant.now(), null).payload().type())
+                .isEqualTo(NodeEventType.HEARTBEAT_LOST);
+        assertThatThrownBy(() -> EventRecords.decode(Topics.NODE_EVENTS, in, Instant.now(), verifier))
+                .hasMessage("node.events: agent 'rack-a' is enrolled for a-*,spare-1, not for host 'b-0'");
+    }
+
     private static ProducerRecord<String, byte[]> nodeEvent(String nodeId, String sourceHost) {
         NodeEvent event = new NodeEvent(nodeId, NodeEventType.HEARTBEAT_LOST, Instant.now(), null, null, null, "quiet");
         return EventRecords.record(Topics.NODE_EVENTS, nodeId, event,
