@@ -98,8 +98,19 @@ public final class KafkaAccess {
         }
     }
 
-    /** A client's identity on the broker: its user name and role. */
+    /** A client's identity on the broker: its user name and role, and for one agent its id (which names its group). */
     public record Principal(String name, Role role, String agentId) {
+
+        /**
+         * The one login every node agent of a Kubernetes DaemonSet shares ({@code node-agent}, deploy/k8s): a DaemonSet
+         * gives each of its pods the same Secret, so its agents cannot have a principal each. It has an agent's ACLs,
+         * except that it may use every agent's group ({@code node-agent-} as a prefix) rather than one. Per-host
+         * principals there need per-node credentials (a controller, or secrets provisioned per node), which the
+         * manifests do not make; the local stack gives each agent its own ({@link #parse} {@code agent:ID}).
+         */
+        public static Principal everyAgent() {
+            return new Principal("node-agent", Role.AGENT, null);
+        }
 
         /** Parses {@code scheduler}, {@code billing}, {@code metrics} or {@code agent:AGENT_ID}. */
         public static Principal parse(String spec) {
@@ -152,11 +163,12 @@ public final class KafkaAccess {
         }
         if (role == Role.AUDITOR) {
             // reads with assigned partitions and commits nothing: no group
-        } else if (role == Role.AGENT) {
+        } else if (role == Role.AGENT && principal.agentId() != null) {
             // an agent's group is its own: node-agent-AGENT_ID, as node-agent's commands-in channel names it
             acls.add(allow(principal, ResourceType.GROUP, role.groupPrefix + principal.agentId(), PatternType.LITERAL,
                     AclOperation.READ));
         } else {
+            // a service's groups, or every agent's for the agents' shared login (Principal.everyAgent)
             acls.add(allow(principal, ResourceType.GROUP, role.groupPrefix, PatternType.PREFIXED, AclOperation.READ));
         }
         if (role == Role.METRICS) {
