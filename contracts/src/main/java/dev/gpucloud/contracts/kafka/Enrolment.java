@@ -50,8 +50,9 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * </ul>
  *
  * <p>A compromised agent can still lie about its own hosts; it can no longer speak for another's. HMAC rather
- * than signatures, because every telemetry record is checked and a MAC costs a microsecond where an Ed25519
- * verification costs a hundred; the price is that the readers hold the enrolment key.
+ * than signatures, because every telemetry record is checked and a check costs microseconds where an Ed25519
+ * verification in JDK 17 costs most of a millisecond (docs/benchmarks.md, "Enrolment"); the price is that the
+ * readers hold the enrolment key.
  */
 public final class Enrolment {
 
