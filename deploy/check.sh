@@ -4,7 +4,9 @@
 #   2. Grafana: the dashboards' JSON is what deploy/grafana/dashboards.py writes;
 #   3. Kubernetes: every overlay renders with kustomize (kubectl's), and passes
 #      deploy/k8s/check_manifests.py (no offline schema validator exists here: kubectl's
-#      --dry-run=client needs an API server, so structure and references are checked instead);
+#      --dry-run=client needs an API server, so structure, references and the security the
+#      manifests carry are checked instead); check_manifests_test.py shows that check catching
+#      careless edits of the dev overlay;
 #   4. the real-Prometheus panel check (deploy/grafana/check-panels.sh): every panel query returns data.
 # Installs what is missing (Debian's prometheus package for promtool and prometheus). Needs the
 # broker running for step 4 (.ci/run starts it first). Exits non-zero on the first failing step.
@@ -53,6 +55,7 @@ for overlay in deploy/k8s/overlays/*/; do
   "${KUSTOMIZE[@]}" "$overlay" >"$tmp/$name.yaml"
   python3 deploy/k8s/check_manifests.py "$name" <"$tmp/$name.yaml"
 done
+python3 deploy/k8s/check_manifests_test.py <"$tmp/dev.yaml"
 
 say "4/4 grafana panels against a real Prometheus"
 bash deploy/grafana/check-panels.sh

@@ -5,13 +5,65 @@ available here (kubectl --dry-run=client needs the API server's OpenAPI document
 
     kubectl kustomize --load-restrictor LoadRestrictionsNone deploy/k8s/overlays/dev | python3 deploy/k8s/check_manifests.py dev
 
-Checks: every document has apiVersion, kind and metadata.name; each Deployment and DaemonSet selects
-its own pod template, probes /q/health/live and /q/health/ready on a declared port, and sets memory
-requests and limits; every referenced ConfigMap and Secret is rendered; each Service, PDB and HPA
-points at a rendered workload; every KafkaTopic names its Strimzi cluster and has partitions.
+Checks:
+  structure: every document has apiVersion, kind and metadata.name; each Deployment and DaemonSet
+    selects its own pod template, probes /q/health/live and /q/health/ready on a declared port, and sets
+    memory requests and limits; each Service, PDB and HPA points at a rendered workload, and a Service's
+    targetPort is a port its workload declares; every KafkaTopic names its Strimzi cluster and has partitions.
+  references: every Secret and ConfigMap a workload names (env, envFrom, volumes) or a custom resource
+    names (a Certificate's keystore password, an Issuer's CA, CloudNativePG's role secrets) exists, with the
+    key asked for: rendered, or made by an operator from a rendered resource (Strimzi: a Secret per
+    KafkaUser and the cluster CA's; cert-manager: each Certificate's; CloudNativePG: the cluster's CA);
+    no generated Secret value ends in a newline; no ConfigMap holds a password or the OIDC provider.
+  TLS (docs/security.md, "Kubernetes"): every workload runs the `tls` profile; its probes use HTTPS on
+    QUARKUS_HTTP_SSL_PORT, a declared port; GPUCLOUD_TLS_KEYSTORE is keystore.p12 of the Certificate that
+    names the workload's Service (name, name.NS, name.NS.svc, name.NS.svc.cluster.local), mounted, with that
+    Certificate's keystore password; every Certificate is mounted by the workload its Service selects, and
+    its issuer is rendered (or a ClusterIssuer).
+  Kafka: every workload that reaches the broker logs in over SASL_SSL on the TLS listener (9093) as a
+    rendered KafkaUser (scram-sha-512, simple authorization), with the password from that user's Secret,
+    trusting the cluster CA it mounts; no two workloads share a user, except a DaemonSet's pods.
+  PostgreSQL: every workload that has a database logs in as a role of its own, from a basic-auth Secret
+    whose username is a role the Cluster manages, with verify-full TLS against the mounted CloudNativePG CA;
+    the Cluster refuses plaintext (hostnossl reject) and its roles are not superusers.
+  OIDC: GPUCLOUD_OIDC_URL comes from a Secret.
+  NetworkPolicies: a default deny of ingress and egress for every pod of the namespace; every workload
+    is selected by a policy that admits each of its ports, and by nothing that admits another; only the
+    API's front doors (scheduler, billing) take traffic from anywhere; each workload's egress is exactly
+    what it uses (DNS; the brokers if it has a KafkaUser; PostgreSQL if it has a role; 443 if it has an OIDC
+    provider), and the brokers' and PostgreSQL's pods admit it there; those pods may reach each other.
 """
+import base64
 import sys
+from urllib.parse import urlparse
+
 import yaml
+
+# The API's front doors: the only workloads anything may reach (users' clients, ingress controllers).
+FRONT_DOORS = {"scheduler-service", "billing-service"}
+# The TLS listener Strimzi's clients use (docs/security.md, "Kubernetes").
+KAFKA_TLS_PORT = 9093
+PROBES = ("startupProbe", "livenessProbe", "readinessProbe")
+
+
+def labels_match(selector, labels):
+    """A Kubernetes label selector (matchLabels and matchExpressions) against a set of labels."""
+    if selector is None:
+        return False
+    for k, v in (selector.get("matchLabels") or {}).items():
+        if labels.get(k) != v:
+            return False
+    for e in selector.get("matchExpressions") or []:
+        op, key, values = e["operator"], e["key"], e.get("values") or []
+        if op == "In" and labels.get(key) not in values:
+            return False
+        if op == "NotIn" and labels.get(key) in values:
+            return False
+        if op == "Exists" and key not in labels:
+            return False
+        if op == "DoesNotExist" and key in labels:
+            return False
+    return True
 
 
 def main(name):
@@ -25,48 +77,339 @@ def main(name):
         if not d.get("metadata", {}).get("name"):
             errors.append(f"{d.get('kind')} without metadata.name")
         by_kind.setdefault(d.get("kind"), {})[d.get("metadata", {}).get("name")] = d
-    config_maps = set(by_kind.get("ConfigMap", {}))
-    secrets = set(by_kind.get("Secret", {}))
+    config_maps = by_kind.get("ConfigMap", {})
     workloads = {**by_kind.get("Deployment", {}), **by_kind.get("DaemonSet", {})}
+    services = by_kind.get("Service", {})
+    certificates = by_kind.get("Certificate", {})
+    kafka_users = by_kind.get("KafkaUser", {})
+    pg_clusters = by_kind.get("Cluster", {})
+    policies = by_kind.get("NetworkPolicy", {})
     namespaces = {w["metadata"].get("namespace") for w in workloads.values()}
+    namespace = next(iter(namespaces)) if len(namespaces) == 1 else None
 
+    # ---- Secrets: rendered, or made by an operator from something rendered; name -> keys (None: any)
+    secrets = {}
+    secret_values = {}
+    for sname, s in by_kind.get("Secret", {}).items():
+        values = {k: base64.b64decode(v).decode("utf-8", "replace") for k, v in (s.get("data") or {}).items()}
+        values.update(s.get("stringData") or {})
+        secrets[sname] = set(values)
+        secret_values[sname] = values
+        for k, v in values.items():
+            if v.endswith("\n"):
+                errors.append(f"Secret {sname}: {k} ends in a newline (read from a file? use an env file, KEY=VALUE)")
+    made_by = {}
+    kafka_clusters = set()
+    for uname, u in kafka_users.items():
+        secrets[uname] = {"password", "sasl.jaas.config"}
+        made_by[uname] = f"KafkaUser {uname}"
+        kafka_clusters.add(u["metadata"].get("labels", {}).get("strimzi.io/cluster"))
+    for t in by_kind.get("KafkaTopic", {}).values():
+        kafka_clusters.add(t["metadata"].get("labels", {}).get("strimzi.io/cluster"))
+    for c in kafka_clusters - {None}:
+        secrets[f"{c}-cluster-ca-cert"] = {"ca.crt", "ca.p12", "ca.password"}
+        made_by[f"{c}-cluster-ca-cert"] = f"Strimzi's Kafka cluster {c}"
+    for cname, c in certificates.items():
+        keys = {"tls.crt", "tls.key", "ca.crt"}
+        pkcs12 = c["spec"].get("keystores", {}).get("pkcs12", {})
+        if pkcs12.get("create"):
+            keys |= {"keystore.p12", "truststore.p12"}
+        secrets[c["spec"]["secretName"]] = keys
+        made_by[c["spec"]["secretName"]] = f"Certificate {cname}"
+    for pname in pg_clusters:
+        secrets[f"{pname}-ca"] = {"ca.crt", "ca.key"}
+        made_by[f"{pname}-ca"] = f"CloudNativePG's cluster {pname}"
+
+    def secret_ref(where, sname, key=None):
+        if sname not in secrets:
+            errors.append(f"{where}: Secret {sname} is neither rendered nor made by an operator from a rendered resource")
+        elif key is not None and key not in secrets[sname]:
+            errors.append(f"{where}: Secret {sname} has no key {key} (it has {', '.join(sorted(secrets[sname]))})")
+
+    def config_map_ref(where, cname, key=None):
+        if cname not in config_maps:
+            errors.append(f"{where}: ConfigMap {cname} is not rendered")
+        elif key is not None and key not in (config_maps[cname].get("data") or {}):
+            errors.append(f"{where}: ConfigMap {cname} has no key {key}")
+
+    for cname, c in config_maps.items():
+        for key in c.get("data") or {}:
+            if "PASSWORD" in key.upper() or key == "GPUCLOUD_OIDC_URL":
+                errors.append(f"ConfigMap {cname}: {key} belongs in a Secret")
+
+    # ---- workloads: structure, references, and what each uses
+    uses = {}  # workload -> {"kafka_user", "db_user", "db_cluster", "kafka_cluster", "oidc", "ports"}
     for wname, w in workloads.items():
         where = f"{w['kind']} {wname}"
         spec = w["spec"]
+        pod = spec["template"]["spec"]
         template_labels = spec["template"]["metadata"].get("labels", {})
         for k, v in spec["selector"]["matchLabels"].items():
             if template_labels.get(k) != v:
                 errors.append(f"{where}: selector {k}={v} does not match its pod template")
-        for c in spec["template"]["spec"]["containers"]:
-            ports = {p["name"] for p in c.get("ports", [])}
+        volumes = {v["name"]: v for v in pod.get("volumes", [])}
+        for vname, v in volumes.items():
+            if "secret" in v:
+                for item in v["secret"].get("items", []):
+                    secret_ref(f"{where} volume {vname}", v["secret"]["secretName"], item["key"])
+                if not v["secret"].get("items"):
+                    secret_ref(f"{where} volume {vname}", v["secret"]["secretName"])
+            if "configMap" in v:
+                config_map_ref(f"{where} volume {vname}", v["configMap"]["name"])
+        use = uses.setdefault(wname, {"ports": set()})
+        for c in pod["containers"]:
+            cwhere = f"{where}/{c['name']}"
+            ports = {p["name"]: p["containerPort"] for p in c.get("ports", [])}
+            use["ports"] |= set(ports.values())
             for probe, path in (("livenessProbe", "/q/health/live"), ("readinessProbe", "/q/health/ready")):
                 get = c.get(probe, {}).get("httpGet", {})
                 if get.get("path") != path:
-                    errors.append(f"{where}/{c['name']}: {probe} must GET {path}, has {get.get('path')}")
-                elif get.get("port") not in ports:
-                    errors.append(f"{where}/{c['name']}: {probe} port {get.get('port')} is not a declared port")
+                    errors.append(f"{cwhere}: {probe} must GET {path}, has {get.get('path')}")
+                elif get.get("port") not in ports and get.get("port") not in ports.values():
+                    errors.append(f"{cwhere}: {probe} port {get.get('port')} is not a declared port")
             res = c.get("resources", {})
             if "memory" not in res.get("requests", {}) or "memory" not in res.get("limits", {}):
-                errors.append(f"{where}/{c['name']}: memory request and limit required")
+                errors.append(f"{cwhere}: memory request and limit required")
+
+            # the environment the container sees: ConfigMaps first, then env
+            env = {}
             for ref in c.get("envFrom", []):
-                if "configMapRef" in ref and ref["configMapRef"]["name"] not in config_maps:
-                    errors.append(f"{where}: ConfigMap {ref['configMapRef']['name']} is not rendered")
-            for env in c.get("env", []):
-                key_ref = env.get("valueFrom", {}).get("secretKeyRef")
-                if key_ref and key_ref["name"] not in secrets:
-                    errors.append(f"{where}: Secret {key_ref['name']} is not rendered")
+                if "configMapRef" in ref:
+                    cm = ref["configMapRef"]["name"]
+                    config_map_ref(cwhere, cm)
+                    for k, v in (config_maps.get(cm, {}).get("data") or {}).items():
+                        env[k] = ("value", str(v), f"ConfigMap {cm}")
+                if "secretRef" in ref:
+                    secret_ref(cwhere, ref["secretRef"]["name"])
+                    for k in secrets.get(ref["secretRef"]["name"], set()):
+                        env[k] = ("secret", ref["secretRef"]["name"], k)
+            for e in c.get("env", []):
+                value_from = e.get("valueFrom", {})
+                if "secretKeyRef" in value_from:
+                    r = value_from["secretKeyRef"]
+                    secret_ref(f"{cwhere} env {e['name']}", r["name"], r["key"])
+                    env[e["name"]] = ("secret", r["name"], r["key"])
+                elif "configMapKeyRef" in value_from:
+                    r = value_from["configMapKeyRef"]
+                    config_map_ref(f"{cwhere} env {e['name']}", r["name"], r["key"])
+                    env[e["name"]] = ("value", str(config_maps.get(r["name"], {}).get("data", {}).get(r["key"])),
+                                      f"ConfigMap {r['name']}")
+                elif "value" in e:
+                    env[e["name"]] = ("value", str(e["value"]), "env")
+                else:
+                    env[e["name"]] = ("field", None, None)
 
-    def selects_workload(selector, where):
-        for w in workloads.values():
-            labels = w["spec"]["template"]["metadata"].get("labels", {})
-            if all(labels.get(k) == v for k, v in selector.items()):
-                return
-        errors.append(f"{where}: selector {selector} matches no rendered workload")
+            def value(key):
+                return env[key][1] if key in env and env[key][0] == "value" else None
 
-    for sname, s in by_kind.get("Service", {}).items():
-        selects_workload(s["spec"]["selector"], f"Service {sname}")
+            def mounted(key, what):
+                """The (Secret, key) a file path in env points at, through the container's volume mounts."""
+                path = value(key)
+                if path is None:
+                    errors.append(f"{cwhere}: {key} must be set (the path of {what})")
+                    return None
+                for m in c.get("volumeMounts", []):
+                    prefix = m["mountPath"].rstrip("/") + "/"
+                    if path.startswith(prefix):
+                        rest = path[len(prefix):]
+                        v = volumes.get(m["name"], {})
+                        if "secret" not in v:
+                            break
+                        items = {i["path"]: i["key"] for i in v["secret"].get("items", [])}
+                        skey = items.get(rest) if items else rest
+                        if skey is None:
+                            errors.append(f"{cwhere}: {key}={path}: volume {m['name']} does not hold {rest}")
+                            return None
+                        return v["secret"]["secretName"], skey
+                errors.append(f"{cwhere}: {key}={path} is not in a Secret it mounts ({what})")
+                return None
+
+            # TLS on the service's port
+            profiles = (value("QUARKUS_PROFILE") or "").split(",")
+            if "tls" not in profiles:
+                errors.append(f"{cwhere}: speaks plaintext: QUARKUS_PROFILE must hold the tls profile (prod,tls)")
+            else:
+                ssl_port = value("QUARKUS_HTTP_SSL_PORT")
+                if ssl_port is None or int(ssl_port) not in ports.values():
+                    errors.append(f"{cwhere}: QUARKUS_HTTP_SSL_PORT ({ssl_port}) must be a declared container port")
+                for probe in PROBES:
+                    get = c.get(probe, {}).get("httpGet")
+                    if get is None:
+                        continue
+                    port = ports.get(get.get("port"), get.get("port"))
+                    if get.get("scheme") != "HTTPS":
+                        errors.append(f"{cwhere}: {probe} must use scheme HTTPS: the tls profile closes the plaintext port")
+                    if ssl_port is not None and port != int(ssl_port):
+                        errors.append(f"{cwhere}: {probe} must probe QUARKUS_HTTP_SSL_PORT {ssl_port}, probes {port}")
+                keystore = mounted("GPUCLOUD_TLS_KEYSTORE", "the service's PKCS12 keystore")
+                if keystore:
+                    own = [cn for cn, cert in certificates.items()
+                           if cert["spec"]["secretName"] == keystore[0] and not cert["spec"].get("isCA")]
+                    if keystore[1] != "keystore.p12" or not own:
+                        errors.append(f"{cwhere}: GPUCLOUD_TLS_KEYSTORE must be keystore.p12 of a Certificate's Secret, is {keystore[1]} of {keystore[0]}")
+                    else:
+                        use["certificate"] = own[0]
+                        pw = certificates[own[0]]["spec"].get("keystores", {}).get("pkcs12", {}).get("passwordSecretRef", {})
+                        got = env.get("GPUCLOUD_TLS_KEYSTORE_PASSWORD", ())
+                        if got[:1] != ("secret",) or (got[1], got[2]) != (pw.get("name"), pw.get("key")):
+                            errors.append(f"{cwhere}: GPUCLOUD_TLS_KEYSTORE_PASSWORD must come from Secret {pw.get('name')} key {pw.get('key')}, as Certificate {own[0]}'s keystore")
+                annotations = spec["template"]["metadata"].get("annotations", {})
+                if annotations.get("prometheus.io/scrape") == "true" and annotations.get("prometheus.io/scheme") != "https":
+                    errors.append(f"{where}: prometheus.io/scheme must be https: its port takes TLS only")
+
+            # Kafka
+            if "KAFKA_BOOTSTRAP_SERVERS" in env:
+                if value("GPUCLOUD_KAFKA_SECURITY_PROTOCOL") != "SASL_SSL":
+                    errors.append(f"{cwhere}: GPUCLOUD_KAFKA_SECURITY_PROTOCOL must be SASL_SSL, is {value('GPUCLOUD_KAFKA_SECURITY_PROTOCOL')}")
+                user = value("GPUCLOUD_KAFKA_USER")
+                if user not in kafka_users:
+                    errors.append(f"{cwhere}: GPUCLOUD_KAFKA_USER ({user}) must name a rendered KafkaUser")
+                else:
+                    u = kafka_users[user]
+                    cluster = u["metadata"].get("labels", {}).get("strimzi.io/cluster")
+                    use["kafka_user"], use["kafka_cluster"] = user, cluster
+                    if env.get("GPUCLOUD_KAFKA_PASSWORD", ())[:3] != ("secret", user, "password"):
+                        errors.append(f"{cwhere}: GPUCLOUD_KAFKA_PASSWORD must come from Secret {user} key password (KafkaUser {user}'s)")
+                    trust = mounted("GPUCLOUD_KAFKA_TRUSTSTORE", "the Kafka cluster's CA")
+                    if trust and trust != (f"{cluster}-cluster-ca-cert", "ca.crt"):
+                        errors.append(f"{cwhere}: GPUCLOUD_KAFKA_TRUSTSTORE must be ca.crt of {cluster}-cluster-ca-cert, is {trust[1]} of {trust[0]}")
+                    for server in (value("KAFKA_BOOTSTRAP_SERVERS") or "").split(","):
+                        host, _, port = server.strip().rpartition(":")
+                        if host.split(".")[0] != f"{cluster}-kafka-bootstrap" or port != str(KAFKA_TLS_PORT):
+                            errors.append(f"{cwhere}: KAFKA_BOOTSTRAP_SERVERS {server} must be {cluster}-kafka-bootstrap:{KAFKA_TLS_PORT}, the TLS listener")
+
+            # PostgreSQL
+            if "GPUCLOUD_DB_USER" in env:
+                u, p = env["GPUCLOUD_DB_USER"], env.get("GPUCLOUD_DB_PASSWORD", ())
+                if u[0] != "secret" or p[:2] != ("secret", u[1]) or (u[2], p[2]) != ("username", "password"):
+                    errors.append(f"{cwhere}: GPUCLOUD_DB_USER and GPUCLOUD_DB_PASSWORD must come from one basic-auth Secret (username, password)")
+                else:
+                    use["db_user"] = secret_values.get(u[1], {}).get("username")
+                    use["db_secret"] = u[1]
+                for key, want in (("GPUCLOUD_DB_SSL_MODE", "verify-full"), ("GPUCLOUD_DB_VERIFY", "true"),
+                                  ("GPUCLOUD_DB_HOSTNAME_VERIFICATION", "HTTPS")):
+                    if value(key) != want:
+                        errors.append(f"{cwhere}: {key} must be {want}, is {value(key)}")
+                host = value("PGHOST") or ""
+                cluster = host.split(".")[0].removesuffix("-rw")
+                if cluster not in pg_clusters or not host.split(".")[0].endswith("-rw"):
+                    errors.append(f"{cwhere}: PGHOST {host} must be a rendered CloudNativePG cluster's -rw Service")
+                else:
+                    use["db_cluster"] = cluster
+                    ca = mounted("GPUCLOUD_DB_CA", "CloudNativePG's CA")
+                    if ca and ca != (f"{cluster}-ca", "ca.crt"):
+                        errors.append(f"{cwhere}: GPUCLOUD_DB_CA must be ca.crt of {cluster}-ca, is {ca[1]} of {ca[0]}")
+
+            # OIDC
+            if "GPUCLOUD_OIDC_URL" in env:
+                if env["GPUCLOUD_OIDC_URL"][0] != "secret":
+                    errors.append(f"{cwhere}: GPUCLOUD_OIDC_URL must come from a Secret")
+                else:
+                    url = secret_values.get(env["GPUCLOUD_OIDC_URL"][1], {}).get(env["GPUCLOUD_OIDC_URL"][2], "")
+                    parsed = urlparse(url)
+                    use["oidc_port"] = parsed.port or (443 if parsed.scheme == "https" else 80)
+
+    # one principal per workload: neither a KafkaUser nor a database role is shared
+    for key, what in (("kafka_user", "KafkaUser"), ("db_user", "database role")):
+        seen = {}
+        for wname, use in uses.items():
+            if use.get(key):
+                seen.setdefault(use[key], []).append(wname)
+        for principal, names in seen.items():
+            if len(names) > 1:
+                errors.append(f"{what} {principal} is shared by {', '.join(sorted(names))}: each needs its own")
+
+    # ---- custom resources
+    for uname, u in kafka_users.items():
+        if not u["metadata"].get("labels", {}).get("strimzi.io/cluster"):
+            errors.append(f"KafkaUser {uname}: label strimzi.io/cluster missing")
+        if u["spec"].get("authentication", {}).get("type") != "scram-sha-512":
+            errors.append(f"KafkaUser {uname}: authentication must be scram-sha-512")
+        authz = u["spec"].get("authorization", {})
+        if authz.get("type") != "simple" or not authz.get("acls"):
+            errors.append(f"KafkaUser {uname}: authorization must be simple, with ACLs")
+    issuers = by_kind.get("Issuer", {})
+    for iname, i in issuers.items():
+        if "ca" in i["spec"] and i["spec"]["ca"]["secretName"] not in made_by:
+            errors.append(f"Issuer {iname}: CA Secret {i['spec']['ca']['secretName']} is no Certificate's")
+    for cname, cert in certificates.items():
+        where = f"Certificate {cname}"
+        ref = cert["spec"].get("issuerRef", {})
+        if ref.get("kind", "Issuer") == "Issuer" and ref.get("name") not in issuers:
+            errors.append(f"{where}: Issuer {ref.get('name')} is not rendered")
+        if cert["spec"].get("isCA"):
+            continue
+        pkcs12 = cert["spec"].get("keystores", {}).get("pkcs12", {})
+        if not pkcs12.get("create"):
+            errors.append(f"{where}: keystores.pkcs12.create must be true: Quarkus reads keystore.p12")
+        if pkcs12.get("profile", "LegacyRC2") == "LegacyRC2":
+            errors.append(f"{where}: keystores.pkcs12.profile must be Modern2023: Java 20 and later refuse LegacyRC2")
+        pw = pkcs12.get("passwordSecretRef", {})
+        secret_ref(f"{where} keystore password", pw.get("name"), pw.get("key"))
+        dns = cert["spec"].get("dnsNames", [])
+        svc = dns[0] if dns else None
+        ns = cert["metadata"].get("namespace")
+        want = [svc, f"{svc}.{ns}", f"{svc}.{ns}.svc", f"{svc}.{ns}.svc.cluster.local"]
+        if dns != want:
+            errors.append(f"{where}: dnsNames must be {want}, are {dns}")
+        if svc not in services:
+            errors.append(f"{where}: names Service {svc}, which is not rendered")
+            continue
+        selector = services[svc]["spec"]["selector"]
+        for wname, w in workloads.items():
+            if labels_match({"matchLabels": selector}, w["spec"]["template"]["metadata"].get("labels", {})) \
+                    and uses.get(wname, {}).get("certificate") != cname:
+                errors.append(f"{where}: {w['kind']} {wname} (selected by Service {svc}) does not serve it (mount {cert['spec']['secretName']} as GPUCLOUD_TLS_KEYSTORE)")
+    for wname, use in uses.items():
+        if "certificate" not in use:
+            continue
+        svc = certificates[use["certificate"]]["spec"]["dnsNames"][0]
+        selector = services.get(svc, {}).get("spec", {}).get("selector", {})
+        if not labels_match({"matchLabels": selector}, workloads[wname]["spec"]["template"]["metadata"].get("labels", {})):
+            errors.append(f"{wname}: serves Certificate {use['certificate']}, whose Service {svc} does not select it")
+
+    db_roles = {}
+    for pname, p in pg_clusters.items():
+        where = f"Cluster {pname}"
+        initdb = p["spec"].get("bootstrap", {}).get("initdb", {})
+        role_secrets = []
+        if initdb.get("secret"):
+            role_secrets.append((initdb["secret"]["name"], initdb.get("owner")))
+        for role in p["spec"].get("managed", {}).get("roles", []):
+            if role.get("superuser") or role.get("createrole") or role.get("createdb"):
+                errors.append(f"{where}: role {role['name']} must be NOSUPERUSER NOCREATEDB NOCREATEROLE")
+            if role.get("passwordSecret"):
+                role_secrets.append((role["passwordSecret"]["name"], role["name"]))
+        for sname, role in role_secrets:
+            secret_ref(f"{where} role {role}", sname, "password")
+            if sname in secret_values and secret_values[sname].get("username") != role:
+                errors.append(f"{where}: Secret {sname} is for {secret_values[sname].get('username')}, not role {role}")
+            db_roles[sname] = role
+        hba = [line.split() for line in p["spec"].get("postgresql", {}).get("pg_hba", [])]
+        if not hba or hba[0][:1] != ["hostnossl"] or hba[0][-1] != "reject":
+            errors.append(f"{where}: pg_hba must begin with `hostnossl all all all reject`: CloudNativePG's own last line takes plaintext")
+    for wname, use in uses.items():
+        if use.get("db_secret") and use["db_secret"] not in db_roles:
+            errors.append(f"{wname}: its database login {use['db_secret']} is not a role Cluster manages")
+
+    # ---- structure of the rest
+    def selected_workloads(selector):
+        return [w for w in workloads.values()
+                if all(w["spec"]["template"]["metadata"].get("labels", {}).get(k) == v for k, v in selector.items())]
+
+    for sname, s in services.items():
+        selected = selected_workloads(s["spec"]["selector"])
+        if not selected:
+            errors.append(f"Service {sname}: selector {s['spec']['selector']} matches no rendered workload")
+        for w in selected:
+            declared = {p["name"] for c in w["spec"]["template"]["spec"]["containers"] for p in c.get("ports", [])}
+            declared |= {p["containerPort"] for c in w["spec"]["template"]["spec"]["containers"] for p in c.get("ports", [])}
+            for port in s["spec"].get("ports", []):
+                if port.get("targetPort", port["port"]) not in declared:
+                    errors.append(f"Service {sname}: targetPort {port.get('targetPort')} is not a port of {w['metadata']['name']}")
     for pname, p in by_kind.get("PodDisruptionBudget", {}).items():
-        selects_workload(p["spec"]["selector"]["matchLabels"], f"PodDisruptionBudget {pname}")
+        if not selected_workloads(p["spec"]["selector"]["matchLabels"]):
+            errors.append(f"PodDisruptionBudget {pname}: selector matches no rendered workload")
     for hname, h in by_kind.get("HorizontalPodAutoscaler", {}).items():
         if h["apiVersion"] != "autoscaling/v2":
             errors.append(f"HorizontalPodAutoscaler {hname}: use autoscaling/v2")
@@ -81,14 +424,129 @@ def main(name):
             errors.append(f"KafkaTopic {tname}: label strimzi.io/cluster missing")
         if t["spec"].get("partitions", 0) < 1:
             errors.append(f"KafkaTopic {tname}: partitions must be at least 1")
-    if "Cluster" not in by_kind:
+    if not pg_clusters:
         errors.append("no CloudNativePG Cluster rendered")
+
+    # ---- NetworkPolicies
+    errors += check_network_policies(policies, workloads, uses, namespace)
 
     for e in errors:
         print(f"  FAIL {name}: {e}")
     kinds = ", ".join(f"{len(v)} {k}" for k, v in sorted(by_kind.items()))
     print(f"  {name}: {len(docs)} resources ({kinds}): {'ok' if not errors else str(len(errors)) + ' problems'}")
     return 1 if errors else 0
+
+
+def check_network_policies(policies, workloads, uses, namespace):
+    errors = []
+    own_ns = {"kubernetes.io/metadata.name": namespace}
+
+    def types(p):
+        return set(p["spec"].get("policyTypes") or ["Ingress"] + (["Egress"] if "egress" in p["spec"] else []))
+
+    def selecting(labels, kind):
+        return [p for p in policies.values() if kind in types(p) and labels_match(p["spec"]["podSelector"], labels)]
+
+    def peer_is(peer, labels, ns_labels):
+        """Whether a from/to entry takes the pods with these labels in a namespace with these labels."""
+        if "ipBlock" in peer:
+            return False
+        ns_ok = labels_match(peer["namespaceSelector"], ns_labels) if "namespaceSelector" in peer else ns_labels == own_ns
+        pod_ok = labels_match(peer["podSelector"], labels) if "podSelector" in peer else True
+        return ns_ok and pod_ok
+
+    def port_in(rule, port, protocol="TCP", names=()):
+        if not rule.get("ports"):
+            return True
+        return any(p.get("protocol", "TCP") == protocol and (p.get("port") in (port, *names) or "port" not in p)
+                   for p in rule["ports"])
+
+    def admits(labels, kind, peer_labels, peer_ns, port, protocol="TCP"):
+        """Whether some policy selecting these pods lets that peer in (kind Ingress) or out (Egress) on port."""
+        rules_key, peers_key = ("ingress", "from") if kind == "Ingress" else ("egress", "to")
+        for p in selecting(labels, kind):
+            for rule in p["spec"].get(rules_key) or []:
+                peers = rule.get(peers_key)
+                if (not peers or any(peer_is(x, peer_labels, peer_ns) for x in peers)) and port_in(rule, port, protocol):
+                    return True
+        return False
+
+    deny = [p for p in policies.values() if p["spec"]["podSelector"] in ({}, None)
+            and {"Ingress", "Egress"} <= types(p) and not p["spec"].get("ingress") and not p["spec"].get("egress")]
+    if not deny:
+        errors.append("no default deny: a NetworkPolicy selecting every pod ({}) with policyTypes Ingress and Egress and no rules")
+
+    dns_labels, dns_ns = {"k8s-app": "kube-dns"}, {"kubernetes.io/metadata.name": "kube-system"}
+    prometheus = ({"app.kubernetes.io/name": "prometheus"}, {"kubernetes.io/metadata.name": "monitoring"})
+    for wname, w in workloads.items():
+        labels = w["spec"]["template"]["metadata"].get("labels", {})
+        use = uses.get(wname, {})
+        names = {p["name"] for c in w["spec"]["template"]["spec"]["containers"] for p in c.get("ports", [])}
+        where = f"{w['kind']} {wname}"
+        ingress = selecting(labels, "Ingress")
+        egress = selecting(labels, "Egress")
+        if not ingress or not egress:
+            errors.append(f"{where}: no NetworkPolicy selects it for {'ingress' if not ingress else 'egress'}")
+        # ingress: its ports, and nothing else; from anywhere only at the front doors
+        for port in use.get("ports", set()):
+            if not any(port_in(rule, port, names=tuple(names)) for p in ingress for rule in p["spec"].get("ingress") or []):
+                errors.append(f"{where}: no NetworkPolicy admits its port {port}")
+            if wname not in FRONT_DOORS and not admits(labels, "Ingress", *prometheus, port):
+                errors.append(f"{where}: Prometheus (pods app.kubernetes.io/name=prometheus in namespace monitoring) cannot scrape port {port}")
+        for p in ingress:
+            for rule in p["spec"].get("ingress") or []:
+                for port in rule.get("ports") or [{}]:
+                    if port.get("port") not in use.get("ports", set()) | names:
+                        errors.append(f"{where}: NetworkPolicy {p['metadata']['name']} admits port {port.get('port', 'any')}, which it does not serve")
+                open_to_all = not rule.get("from") or any(x.get("ipBlock", {}).get("cidr") == "0.0.0.0/0" for x in rule["from"])
+                if open_to_all and wname not in FRONT_DOORS:
+                    errors.append(f"{where}: NetworkPolicy {p['metadata']['name']} admits every source; only {', '.join(sorted(FRONT_DOORS))} may")
+        # egress: what it uses, both ends, and nothing else
+        needs = [("DNS", dns_labels, dns_ns, 53, "UDP"), ("DNS", dns_labels, dns_ns, 53, "TCP")]
+        broker = {"strimzi.io/cluster": use.get("kafka_cluster"), "strimzi.io/kind": "Kafka"}
+        database = {"cnpg.io/cluster": use.get("db_cluster"), "cnpg.io/podRole": "instance"}
+        if use.get("kafka_user"):
+            needs.append(("the Kafka brokers", broker, own_ns, KAFKA_TLS_PORT, "TCP"))
+            if not admits(broker, "Ingress", labels, own_ns, KAFKA_TLS_PORT):
+                errors.append(f"{where}: no NetworkPolicy lets it into the Kafka brokers' pods on {KAFKA_TLS_PORT}")
+        if use.get("db_cluster"):
+            needs.append(("PostgreSQL", database, own_ns, 5432, "TCP"))
+            if not admits(database, "Ingress", labels, own_ns, 5432):
+                errors.append(f"{where}: no NetworkPolicy lets it into PostgreSQL's pods on 5432")
+        for what, peer, peer_ns, port, protocol in needs:
+            if not admits(labels, "Egress", peer, peer_ns, port, protocol):
+                errors.append(f"{where}: no NetworkPolicy lets it reach {what} on {protocol} {port}")
+        if use.get("oidc_port") and not any(
+                any(x.get("ipBlock") for x in rule.get("to") or []) and port_in(rule, use["oidc_port"])
+                for p in egress for rule in p["spec"].get("egress") or []):
+            errors.append(f"{where}: no NetworkPolicy lets it reach its OIDC provider (port {use['oidc_port']})")
+        for p in egress:
+            for rule in p["spec"].get("egress") or []:
+                peers = rule.get("to")
+                if not peers:
+                    errors.append(f"{where}: NetworkPolicy {p['metadata']['name']} lets it reach every destination")
+                    continue
+                for x in peers:
+                    ports = {(q.get("protocol", "TCP"), q.get("port")) for q in rule.get("ports") or [{}]}
+                    if "ipBlock" in x:
+                        ok = use.get("oidc_port") and ports == {("TCP", use["oidc_port"])}
+                    else:
+                        ok = any(peer_is(x, peer, peer_ns) and all(q in {(pr, pt) for _, pe, pn, pt, pr in needs
+                                                                            if pe == peer} for q in ports)
+                                 for _, peer, peer_ns, _, _ in needs)
+                    if not ok:
+                        errors.append(f"{where}: NetworkPolicy {p['metadata']['name']} lets it reach {x} on {sorted(ports, key=str)}, which it does not use")
+    # the operators' pods still work under the default deny: each cluster's pods reach each other
+    for what, labels in [("the Kafka brokers", {"strimzi.io/cluster": u.get("kafka_cluster"), "strimzi.io/kind": "Kafka"})
+                         for u in uses.values() if u.get("kafka_cluster")][:1] + \
+                        [("PostgreSQL", {"cnpg.io/cluster": u.get("db_cluster"), "cnpg.io/podRole": "instance"})
+                         for u in uses.values() if u.get("db_cluster")][:1]:
+        port = KAFKA_TLS_PORT if "strimzi.io/kind" in labels else 5432
+        if not admits(labels, "Egress", labels, own_ns, port) or not admits(labels, "Ingress", labels, own_ns, port):
+            errors.append(f"{what}' pods cannot reach each other under the default deny: a NetworkPolicy must let them")
+        if not admits(labels, "Egress", dns_labels, dns_ns, 53, "UDP"):
+            errors.append(f"{what}' pods cannot resolve names under the default deny")
+    return errors
 
 
 if __name__ == "__main__":

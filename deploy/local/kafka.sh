@@ -4,7 +4,12 @@
 #   kafka.sh stop           stop it by pid
 #   kafka.sh status         say whether it runs
 #   kafka.sh topics         create any missing gpucloud topic
-#   kafka.sh provision P... give principals (scheduler, billing, metrics, agent:ID) their SCRAM logins and ACLs
+#   kafka.sh provision P... give principals (scheduler, billing, metrics, auditor, agent:ID[=HOST,...]) their
+#                           SCRAM logins and ACLs; an agent is also enrolled for its hosts (names or globs, its id
+#                           when none are given): $RUN/kafka/auth/agent-ID.enrolment, minted with the stack's
+#                           enrolment key $RUN/kafka/auth/enrolment.key (docs/security.md, "Enrolment")
+#   kafka.sh impersonate agent-ID HOST
+#                           as that agent, with its own enrolment, report a host; say whether a reader refused it
 #   kafka.sh security       say how the broker authenticates clients: sasl or plaintext
 #   kafka.sh probe AS write|read TOPIC
 #                           try one write or read as AS (-: no login, admin, or a provisioned principal) and
@@ -202,6 +207,18 @@ probe() {
     "$BOOTSTRAP" "$config" "$2" "$3"
 }
 
+# impersonate AGENT HOST: as agent principal AGENT, with its own enrolment, report host HOST; say what the
+# readers did with it (a reader that checks enrolment dead-letters it with the reason: exit 0).
+impersonate() {
+  [ "$#" -eq 2 ] || die "usage: kafka.sh impersonate agent-ID HOST"
+  local config="$AUTH/$1.properties" credential="$AUTH/$1.enrolment"
+  [ -f "$config" ] && [ -f "$credential" ] || die "no login or enrolment for '$1' in $AUTH (kafka.sh provision agent:ID)"
+  local jar; jar="$(contracts_jar)"
+  [ -n "$jar" ] || die "contracts jar not built: ./mvnw -pl contracts package"
+  java -Dorg.slf4j.simpleLogger.defaultLogLevel=off -cp "$jar:$LIB/*" dev.gpucloud.contracts.kafka.EnrolmentProbe \
+    "$BOOTSTRAP" "$config" "$credential" "$ADMIN_CONFIG" "$2"
+}
+
 cli() {
   assemble
   local tool="${1:-}"; shift || true
@@ -237,8 +254,9 @@ case "${1:-}" in
   status) if pid_alive "$PID"; then echo "kafka running (pid $(cat "$PID")) on $BOOTSTRAP"; else echo "kafka not running"; exit 1; fi ;;
   topics) ensure_topics ;;
   provision) shift; provision "$@" ;;
+  impersonate) shift; impersonate "$@" ;;
   security) security ;;
   probe) shift; probe "$@" ;;
   cli) shift; cli "$@" ;;
-  *) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

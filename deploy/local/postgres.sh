@@ -96,9 +96,12 @@ own_database() {
   mkdir -p "$AUTH_DIR"; chmod 700 "$AUTH_DIR"
   exists="$(superuser_sql "select 1 from pg_roles where rolname = '$role'")"
   if [ "$exists" != "1" ]; then
-    superuser_sql "create role $role login nosuperuser nocreatedb nocreaterole noinherit" >/dev/null
+    superuser_sql "create role $role login nosuperuser nocreatedb nocreaterole" >/dev/null
     say "  created role $role"
   fi
+  # INHERIT: from PostgreSQL 15 a database owner may create in schema public only through the implicit role
+  # pg_database_owner, whose rights a NOINHERIT role does not use (a role made by an earlier stack may be one)
+  superuser_sql "alter role $role inherit" >/dev/null
   # the password is set at every start, so the role always matches its file; hashed by the server as SCRAM
   printf "set password_encryption = 'scram-sha-256';\nalter role %s password '%s';\n" "$role" \
     "$(secret "$AUTH_DIR/$role.password")" | superuser_sql_in postgres >/dev/null

@@ -8,6 +8,7 @@ import dev.gpucloud.contracts.grpc.v1.CapacityPreference;
 import dev.gpucloud.contracts.grpc.v1.CheckpointPolicy;
 import dev.gpucloud.contracts.grpc.v1.ClusterServiceGrpc;
 import dev.gpucloud.contracts.grpc.v1.GetCapacityRequest;
+import dev.gpucloud.contracts.grpc.v1.GetTenantUsageRequest;
 import dev.gpucloud.contracts.grpc.v1.GetJobRequest;
 import dev.gpucloud.contracts.grpc.v1.Interconnect;
 import dev.gpucloud.contracts.grpc.v1.Job;
@@ -18,6 +19,7 @@ import dev.gpucloud.contracts.grpc.v1.JobState;
 import dev.gpucloud.contracts.grpc.v1.ListJobsRequest;
 import dev.gpucloud.contracts.grpc.v1.ListJobsResponse;
 import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
+import dev.gpucloud.contracts.grpc.v1.TenantUsage;
 import dev.gpucloud.contracts.paging.NodePages;
 import dev.gpucloud.contracts.grpc.v1.Node;
 import dev.gpucloud.contracts.grpc.v1.PriorityClass;
@@ -60,7 +62,7 @@ import picocli.CommandLine.Parameters;
         description = "Submit, follow and cancel GPU jobs; look at the fleet.",
         subcommands = {GpucloudCli.Submit.class, GpucloudCli.Jobs.class, GpucloudCli.Get.class,
                 GpucloudCli.Watch.class, GpucloudCli.Cancel.class, GpucloudCli.Nodes.class,
-                GpucloudCli.CapacityCommand.class, Identity.Login.class, Identity.WhoAmI.class,
+                GpucloudCli.CapacityCommand.class, GpucloudCli.Usage.class, Identity.Login.class, Identity.WhoAmI.class,
                 Identity.Issuer.class, AuditTrailCommand.class})
 public class GpucloudCli {
 
@@ -456,6 +458,32 @@ public class GpucloudCli {
                     m.getFreeGpus(), m.getTotalGpus(), m.getFreeMilli() / 1000.0));
             out().printf("%-29s %d/%d free%n", "all", capacity.getFreeGpus(), capacity.getTotalGpus());
             return 0;
+        }
+    }
+
+    @Command(name = "usage", description = {"A tenant's GPU quota and what its jobs hold and wait for.",
+            "For its tenant-admins, finance and operators."})
+    static class Usage extends Base {
+        @Option(names = "--tenant", defaultValue = "", description = "The tenant (default: the token's only one).")
+        String tenant;
+
+        @Override
+        Integer run(LeaderFailover scheduler) {
+            GetTenantUsageRequest request = GetTenantUsageRequest.newBuilder().setTenant(tenant).build();
+            TenantUsage u = scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch).getTenantUsage(request));
+            out().printf("tenant %s: %s GPUs held by %d running job(s), %s GPUs asked for by %d waiting%n",
+                    u.getTenant(), gpus(u.getRunningMilli()), u.getRunningJobs(), gpus(u.getPendingMilli()),
+                    u.getPendingJobs());
+            out().printf("quota: soft %s, hard %s GPUs; fair-share weight %d, dominant share %.1f%%%n",
+                    u.getSoftQuotaMilli() == 0 ? "none" : gpus(u.getSoftQuotaMilli()),
+                    u.getHardQuotaMilli() == 0 ? "none" : gpus(u.getHardQuotaMilli()), u.getWeight(),
+                    100 * u.getDominantShare());
+            return 0;
+        }
+
+        private static String gpus(long milli) {
+            return milli % 1000 == 0 ? Long.toString(milli / 1000) : String.format(java.util.Locale.ROOT, "%.3f",
+                    milli / 1000.0);
         }
     }
 

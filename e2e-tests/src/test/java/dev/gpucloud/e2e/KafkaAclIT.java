@@ -7,12 +7,19 @@ import dev.gpucloud.contracts.events.Topic;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.kafka.AccessProbe;
 import dev.gpucloud.contracts.kafka.AccessProbe.Outcome;
+import dev.gpucloud.contracts.events.MalformedEventException;
+import dev.gpucloud.contracts.events.NodeEvent;
+import dev.gpucloud.contracts.events.NodeEventType;
+import dev.gpucloud.contracts.kafka.Enrolment;
+import dev.gpucloud.contracts.kafka.EnrolmentSigner;
+import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.contracts.kafka.KafkaAccess;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,10 +30,15 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -72,7 +84,7 @@ class KafkaAclIT {
         controllerPort = freePort();
         bootstrap = "localhost:" + port;
         kafkaSh("start");
-        kafkaSh("provision", "scheduler", "billing", "metrics", "auditor", "agent:a1", "agent:a2");
+        kafkaSh("provision", "scheduler", "billing", "metrics", "auditor", "agent:a1=a1-*", "agent:a2");
     }
 
     @AfterAll
@@ -154,6 +166,56 @@ class KafkaAclIT {
                 }
             }).isInstanceOf(GroupAuthorizationException.class);
         }
+    }
+
+    @Test
+    void an_agent_may_write_about_its_own_hosts_only_what_the_readers_accept() throws Exception {
+        // agent a1 is enrolled for a1-*, agent a2 for host a2; both may write node.events (the ACLs cannot tell
+        // their hosts apart), and what a1 signs about a2's host is refused by every reader, with the reason
+        Properties props = login("agent-a1");
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, EnrolmentSigner.class.getName());
+        props.put(EnrolmentSigner.CREDENTIAL_CONFIG, AUTH.resolve("agent-a1.enrolment").toString());
+        List<String> hosts = List.of("a1-0", "a2", "a1-7");
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(props, new StringSerializer(),
+                new ByteArraySerializer())) {
+            for (String host : hosts) {
+                NodeEvent event = new NodeEvent(host, NodeEventType.HEARTBEAT_LOST, Instant.now(), null, null, null,
+                        "enrolment check");
+                producer.send(EventRecords.record(Topics.NODE_EVENTS, host, event, "/node-agent/" + host))
+                        .get(30, TimeUnit.SECONDS);
+            }
+        }
+        Enrolment.Verifier verifier = Enrolment.Verifier.read(AUTH.resolve("enrolment.key"));
+        Map<String, String> outcome = new TreeMap<>();
+        Properties scheduler = login("scheduler");
+        scheduler.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        scheduler.put(ConsumerConfig.GROUP_ID_CONFIG, "scheduler-enrolment-check");
+        scheduler.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(scheduler, new StringDeserializer(),
+                new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(Topics.NODE_EVENTS.name()));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (outcome.size() < hosts.size() && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+                    if (!hosts.contains(record.key())) {
+                        continue;
+                    }
+                    try {
+                        outcome.put(record.key(), "accepted: " + EventRecords.decode(Topics.NODE_EVENTS, record,
+                                Instant.now(), verifier).payload().nodeId());
+                    } catch (MalformedEventException e) {
+                        outcome.put(record.key(), e.getMessage());
+                    }
+                }
+            }
+        }
+        assertThat(outcome).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "a1-0", "accepted: a1-0",
+                "a1-7", "accepted: a1-7",
+                "a2", "node.events: agent 'a1' is enrolled for a1-*, not for host 'a2'"));
+        // a2's own credential says it may speak for a2, and for nothing of a1's
+        assertThat(Enrolment.Credential.read(AUTH.resolve("agent-a2.enrolment")).hosts()).containsExactly("a2");
     }
 
     @Test

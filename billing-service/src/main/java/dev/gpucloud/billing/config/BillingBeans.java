@@ -63,6 +63,7 @@ public class BillingBeans {
     void validateAtStartup(@Observes StartupEvent startup, InvoiceCalculator calculator) {
         LOG.infof("billing: minimum %d s per allocation, %d catalog prices, %d reserved commitments",
                 calculator.policy().minimumSeconds(), calculator.catalog().size(), calculator.commitments().size());
+        LOG.info(dev.gpucloud.contracts.kafka.Enrolment.startupNote());
     }
 
     @Produces

@@ -68,8 +68,19 @@ public final class EventRecords {
         return decode(topic, record, Instant.now());
     }
 
-    /** As {@link #decode(Topic, ConsumerRecord)}, with the receiver's clock passed in. */
+    /**
+     * As {@link #decode(Topic, ConsumerRecord)}, with the receiver's clock passed in. Where this process has an
+     * enrolment key ({@link Enrolment#configuredVerifier()}), a record of an agents' topic must also be signed by
+     * an agent enrolled for the host it is about.
+     */
     public static <T> Envelope<T> decode(Topic<T> topic, ConsumerRecord<String, byte[]> record, Instant now) {
+        return decode(topic, record, now, Enrolment.configuredVerifier());
+    }
+
+    /** As {@link #decode(Topic, ConsumerRecord, Instant)}, checking agents' signatures with {@code enrolment}
+     * (none when null). */
+    public static <T> Envelope<T> decode(Topic<T> topic, ConsumerRecord<String, byte[]> record, Instant now,
+            Enrolment.Verifier enrolment) {
         if (record.key() == null || record.key().isBlank()) {
             throw new MalformedEventException(topic.name() + ": record has no key (expected " + topic.key() + ")");
         }
@@ -87,6 +98,9 @@ public final class EventRecords {
                     + topic.eventType() + "', was '" + Check.clip(event.type()) + "'");
         }
         T payload = EventCodec.decode(topic, record.value());
+        if (enrolment != null && Enrolment.signedByAgents(topic.name())) {
+            enrolment.check(record, event.source(), Enrolment.nodeIdOf(payload, record.key()));
+        }
         try {
             EventTimes.check(payload, now);
         } catch (IllegalArgumentException e) {

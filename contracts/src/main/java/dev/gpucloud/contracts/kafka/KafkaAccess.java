@@ -98,8 +98,19 @@ public final class KafkaAccess {
         }
     }
 
-    /** A client's identity on the broker: its user name and role. */
+    /** A client's identity on the broker: its user name and role, and for one agent its id (which names its group). */
     public record Principal(String name, Role role, String agentId) {
+
+        /**
+         * The one login every node agent of a Kubernetes DaemonSet shares ({@code node-agent}, deploy/k8s): a DaemonSet
+         * gives each of its pods the same Secret, so its agents cannot have a principal each. It has an agent's ACLs,
+         * except that it may use every agent's group ({@code node-agent-} as a prefix) rather than one. Per-host
+         * principals there need per-node credentials (a controller, or secrets provisioned per node), which the
+         * manifests do not make; the local stack gives each agent its own ({@link #parse} {@code agent:ID}).
+         */
+        public static Principal everyAgent() {
+            return new Principal("node-agent", Role.AGENT, null);
+        }
 
         /** Parses {@code scheduler}, {@code billing}, {@code metrics} or {@code agent:AGENT_ID}. */
         public static Principal parse(String spec) {
@@ -152,11 +163,12 @@ public final class KafkaAccess {
         }
         if (role == Role.AUDITOR) {
             // reads with assigned partitions and commits nothing: no group
-        } else if (role == Role.AGENT) {
+        } else if (role == Role.AGENT && principal.agentId() != null) {
             // an agent's group is its own: node-agent-AGENT_ID, as node-agent's commands-in channel names it
             acls.add(allow(principal, ResourceType.GROUP, role.groupPrefix + principal.agentId(), PatternType.LITERAL,
                     AclOperation.READ));
         } else {
+            // a service's groups, or every agent's for the agents' shared login (Principal.everyAgent)
             acls.add(allow(principal, ResourceType.GROUP, role.groupPrefix, PatternType.PREFIXED, AclOperation.READ));
         }
         if (role == Role.METRICS) {
@@ -247,6 +259,15 @@ public final class KafkaAccess {
         StringBuilder sb = new StringBuilder();
         settings.entrySet().stream().sorted(Map.Entry.comparingByKey())
                 .forEach(e -> sb.append(e.getKey()).append('=').append(e.getValue()).append('\n'));
+        writeOwnerOnly(file, sb.toString(), true);
+    }
+
+    /**
+     * Writes {@code text} to {@code file}, readable by its owner only from the start (through a temporary file
+     * moved into place). Where {@code replace} is false and the file appeared meanwhile, the file stays as it
+     * is and this returns false.
+     */
+    static boolean writeOwnerOnly(Path file, String text, boolean replace) throws IOException {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         Files.deleteIfExists(tmp);
         Files.writeString(tmp, "", StandardOpenOption.CREATE_NEW);
@@ -255,9 +276,19 @@ public final class KafkaAccess {
         } catch (UnsupportedOperationException e) {
             // not a POSIX file system
         }
-        Files.writeString(tmp, sb.toString(), StandardCharsets.US_ASCII);
-        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Files.writeString(tmp, text, StandardCharsets.US_ASCII);
+        try {
+            if (replace) {
+                Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            } else {
+                Files.move(tmp, file); // an atomic rename would replace a file that appeared meanwhile
+            }
+            return true;
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            Files.deleteIfExists(tmp);
+            return false;
+        }
     }
 
     static String randomPassword() {
@@ -287,14 +318,41 @@ public final class KafkaAccess {
         admin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
     }
 
+    /**
+     * Writes each agent's enrolment credential (AUTH_DIR/agent-ID.enrolment, readable by its owner only), minted
+     * with the stack's enrolment key (AUTH_DIR/enrolment.key, made when missing): see {@link Enrolment}.
+     */
+    static void enrol(Path authDir, Map<String, List<String>> enrolments) throws IOException {
+        if (enrolments.isEmpty()) {
+            return;
+        }
+        byte[] key = Enrolment.enrolmentKey(authDir.resolve("enrolment.key"));
+        for (Map.Entry<String, List<String>> e : enrolments.entrySet()) {
+            Enrolment.Credential.mint(key, e.getKey(), e.getValue())
+                    .write(authDir.resolve("agent-" + e.getKey() + ".enrolment"));
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length < 4 || !args[0].equals("provision")) {
-            System.err.println("usage: KafkaAccess provision BOOTSTRAP ADMIN_CONFIG AUTH_DIR PRINCIPAL...");
+            System.err.println("usage: KafkaAccess provision BOOTSTRAP ADMIN_CONFIG AUTH_DIR PRINCIPAL..."
+                    + " (agent:ID[=HOST,...] enrols an agent for its hosts)");
             System.exit(2);
         }
         List<Principal> principals = new ArrayList<>();
+        Map<String, List<String>> enrolments = new java.util.LinkedHashMap<>();
         for (int i = 4; i < args.length; i++) {
-            principals.add(Principal.parse(args[i]));
+            // agent:ID=HOSTS enrols the agent for those hosts (names or globs); agent:ID alone for host ID
+            String spec = args[i];
+            int eq = spec.indexOf('=');
+            Principal principal = Principal.parse(eq < 0 ? spec : spec.substring(0, eq));
+            if (eq >= 0 && principal.role() != Role.AGENT) {
+                throw new IllegalArgumentException("only an agent is enrolled for hosts: " + Clip.of(spec));
+            }
+            principals.add(principal);
+            if (principal.role() == Role.AGENT) {
+                enrolments.put(principal.agentId(), Enrolment.hosts(eq < 0 ? principal.agentId() : spec.substring(eq + 1)));
+            }
         }
         Properties props = clientConfig(Path.of(args[2]));
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, args[1]);
@@ -302,6 +360,7 @@ public final class KafkaAccess {
         try (Admin admin = Admin.create(props)) {
             provision(admin, Path.of(args[3]), clientConfig(Path.of(args[2])), principals);
         }
+        enrol(Path.of(args[3]), enrolments);
         System.out.println("kafka principals with their ACLs: "
                 + String.join(", ", principals.stream().map(Principal::name).toList()));
     }

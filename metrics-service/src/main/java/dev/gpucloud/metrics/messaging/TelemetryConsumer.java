@@ -32,6 +32,11 @@ public class TelemetryConsumer {
         this.platform = platform;
     }
 
+    /** Says at start whether agents' records are checked; a service with an enrolment key it cannot read stops. */
+    void onStart(@jakarta.enterprise.event.Observes io.quarkus.runtime.StartupEvent start) {
+        LOG.info(dev.gpucloud.contracts.kafka.Enrolment.startupNote());
+    }
+
     /** Runs on the consumer's event loop: a sample takes microseconds, so a worker-thread hop would cost more. */
     @Incoming("telemetry-in")
     @NonBlocking

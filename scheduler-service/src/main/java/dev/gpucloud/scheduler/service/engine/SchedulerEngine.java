@@ -112,6 +112,7 @@ public class SchedulerEngine {
 
     void onStart(@Observes StartupEvent event, Vertx vertx) {
         this.vertx = vertx;
+        LOG.info(dev.gpucloud.contracts.kafka.Enrolment.startupNote());
         // hosts are heard from now on: nothing from before this start counts as their silence
         memory.liveness.listeningSince(System.currentTimeMillis());
         vertx.setPeriodic(config.outboxRetryInterval().toMillis(), id -> txs.publishOutbox());
@@ -443,6 +444,34 @@ public class SchedulerEngine {
             memory.takeInWhatHostsSaid();
             return Uni.createFrom().item(ClusterSnapshot.page(memory.fleet, System.currentTimeMillis(),
                     config.hostTimeout().toMillis(), afterNodeId, gpuModel, limit));
+        });
+    }
+
+    /** A tenant's quota and usage, from the leader's queue (a standby does not know what is held). */
+    public Uni<TenantUsageView> tenantUsage(String tenant) {
+        if (!leader.leads()) {
+            return Uni.createFrom().failure(leader.notLeader());
+        }
+        return serial.run(() -> {
+            var queue = memory.state.queue();
+            var quota = queue.quota(tenant);
+            int running = 0;
+            for (var job : memory.state.running()) {
+                if (job.tenant().equals(tenant)) {
+                    running++;
+                }
+            }
+            int pending = 0;
+            long pendingMilli = 0;
+            for (var job : queue.jobs()) {
+                if (job.tenant().equals(tenant)) {
+                    pending++;
+                    pendingMilli += (long) job.request().workers() * job.request().milliPerWorker();
+                }
+            }
+            return Uni.createFrom().item(new TenantUsageView(tenant, quota.softMilli(), quota.hardMilli(),
+                    quota.weight(), running, queue.runningMilli(tenant), pending, pendingMilli,
+                    Double.isFinite(queue.dominantShare(tenant)) ? queue.dominantShare(tenant) : 0));
         });
     }
 

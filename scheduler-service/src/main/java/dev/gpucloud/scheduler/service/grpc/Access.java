@@ -68,6 +68,21 @@ final class Access {
         return job;
     }
 
+    /**
+     * The tenant whose quota and usage is asked for: the one named, or the caller's only one, if the caller reads
+     * its usage (its tenant-admins, finance and operators).
+     */
+    static String usageTenant(Caller caller, String named) {
+        String tenant = named.isEmpty() ? caller.onlyTenant().orElseThrow(() -> GrpcErrors.invalid(
+                "field 'tenant' is required: the token of " + caller.describe() + " does not name exactly one tenant"))
+                : Tenants.require(named, "tenant");
+        if (!caller.readsUsageOf(tenant)) {
+            throw denied(caller.describe() + " may not read the quota and usage of tenant '" + tenant
+                    + "': that takes the role tenant-admin of it, finance or operator");
+        }
+        return tenant;
+    }
+
     /** Passes for an operator only: the hosts of the fleet are theirs to see. */
     static void operator(Caller caller, String what) {
         if (!caller.has(Role.OPERATOR)) {

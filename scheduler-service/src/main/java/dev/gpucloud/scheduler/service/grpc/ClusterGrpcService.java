@@ -3,11 +3,13 @@ package dev.gpucloud.scheduler.service.grpc;
 import dev.gpucloud.contracts.grpc.v1.Capacity;
 import dev.gpucloud.contracts.grpc.v1.ClusterServiceGrpc;
 import dev.gpucloud.contracts.grpc.v1.GetCapacityRequest;
+import dev.gpucloud.contracts.grpc.v1.GetTenantUsageRequest;
 import dev.gpucloud.contracts.grpc.v1.Gpu;
 import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
 import dev.gpucloud.contracts.grpc.v1.ListNodesResponse;
 import dev.gpucloud.contracts.grpc.v1.ModelCapacity;
 import dev.gpucloud.contracts.grpc.v1.Node;
+import dev.gpucloud.contracts.grpc.v1.TenantUsage;
 import dev.gpucloud.scheduler.service.engine.ClusterSnapshot.GpuView;
 import dev.gpucloud.scheduler.service.engine.ClusterSnapshot.NodeView;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
@@ -116,6 +118,25 @@ public class ClusterGrpcService extends ClusterServiceGrpc.ClusterServiceImplBas
                         .setFreeMilli(counts[2]));
             });
             response.onNext(b.build());
+            response.onCompleted();
+        }, f -> response.onError(GrpcErrors.toStatus(f)));
+    }
+
+    /** A tenant's quota and what its jobs hold and wait for: its tenant-admins, finance and operators. */
+    @Override
+    public void getTenantUsage(GetTenantUsageRequest request, StreamObserver<TenantUsage> response) {
+        String tenant;
+        try {
+            tenant = Access.usageTenant(Authentication.caller(), request.getTenant());
+        } catch (IllegalArgumentException | io.grpc.StatusRuntimeException e) {
+            response.onError(GrpcErrors.toStatus(e));
+            return;
+        }
+        engine.tenantUsage(tenant).subscribe().with(u -> {
+            response.onNext(TenantUsage.newBuilder().setTenant(u.tenant()).setSoftQuotaMilli(u.softQuotaMilli())
+                    .setHardQuotaMilli(u.hardQuotaMilli()).setWeight(u.weight()).setRunningJobs(u.runningJobs())
+                    .setRunningMilli(u.runningMilli()).setPendingJobs(u.pendingJobs()).setPendingMilli(u.pendingMilli())
+                    .setDominantShare(u.dominantShare()).build());
             response.onCompleted();
         }, f -> response.onError(GrpcErrors.toStatus(f)));
     }

@@ -10,7 +10,10 @@ import dev.gpucloud.contracts.events.JobRequest;
 import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.contracts.events.NodeEvent;
 import dev.gpucloud.contracts.events.Topics;
+import dev.gpucloud.contracts.kafka.CloudEventHeaders;
+import dev.gpucloud.contracts.kafka.Enrolment;
 import dev.gpucloud.contracts.kafka.EventRecords;
+import dev.gpucloud.contracts.limits.Check;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import dev.gpucloud.scheduler.service.leader.NotLeaderException;
 import io.smallrye.mutiny.Uni;
@@ -22,6 +25,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.eclipse.microprofile.reactive.messaging.Channel;
@@ -71,10 +75,38 @@ public class FleetConsumers {
         if (record.key() == null || record.key().isBlank() || record.value() == null) {
             return Uni.createFrom().voidItem();
         }
+        if (!enrolled(record)) {
+            return Uni.createFrom().voidItem(); // proves nothing about the host it names
+        }
         Instant at = Instant.ofEpochMilli(record.timestamp());
         Instant now = Instant.now();
         engine.heardFrom(record.key(), at.isAfter(now) ? now : at, runningOn(record));
         return Uni.createFrom().voidItem();
+    }
+
+    private static final AtomicLong lastRefusalLogged = new AtomicLong();
+
+    /**
+     * Whether a telemetry record was sent by an agent enrolled for the host it names, where this scheduler has an
+     * enrolment key (docs/security.md, "Enrolment"). Telemetry is read here without a full decode, so the check is
+     * made here; a refusal is logged at most every ten seconds, since a forger may send thousands.
+     */
+    static boolean enrolled(ConsumerRecord<String, byte[]> record) {
+        Enrolment.Verifier enrolment = Enrolment.configuredVerifier();
+        if (enrolment == null) {
+            return true;
+        }
+        try {
+            enrolment.check(record, CloudEventHeaders.text(record.headers(), CloudEventHeaders.SOURCE), record.key());
+            return true;
+        } catch (MalformedEventException e) {
+            long now = System.currentTimeMillis();
+            long last = lastRefusalLogged.get();
+            if (now - last >= 10_000 && lastRefusalLogged.compareAndSet(last, now)) {
+                LOG.warnf("ignoring telemetry that names host %s: %s", Check.clip(record.key()), e.getMessage());
+            }
+            return false;
+        }
     }
 
     /** The allocations a telemetry record says its host runs, or null when it does not say (or cannot be read). */

@@ -89,6 +89,7 @@ class AuthenticationTest {
         MATRIX.put("gpucloud.v1.JobService/WatchJob", List.of(UNAUTH, UNAUTH, HIDDEN, OK, OK, HIDDEN, OK));
         MATRIX.put("gpucloud.v1.ClusterService/ListNodes", List.of(UNAUTH, UNAUTH, DENIED, DENIED, DENIED, DENIED, OK));
         MATRIX.put("gpucloud.v1.ClusterService/GetCapacity", List.of(UNAUTH, UNAUTH, OK, OK, OK, OK, OK));
+        MATRIX.put("gpucloud.v1.ClusterService/GetTenantUsage", List.of(UNAUTH, UNAUTH, DENIED, DENIED, OK, OK, OK));
     }
 
     @TestHTTPResource("/")
@@ -124,6 +125,46 @@ class AuthenticationTest {
         }
         assertThat(MATRIX.keySet()).as("a row for every method of the API, and no row for a method that is gone")
                 .containsExactlyInAnyOrderElementsOf(methods);
+        hostKnown();
+        List<String> wrong = new ArrayList<>();
+        for (var row : MATRIX.entrySet()) {
+            for (Who who : Who.values()) {
+                Status.Code expected = row.getValue().get(who.ordinal());
+                Status.Code got = call(row.getKey(), who == Who.NO_TOKEN ? null : as(who));
+                if (got != expected) {
+                    wrong.add(row.getKey() + " as " + who + ": expected " + expected + ", got " + got);
+                }
+            }
+        }
+        assertThat(wrong).isEmpty();
+    }
+
+    @Test
+    void a_tenant_admin_reads_its_tenants_quota_and_usage_and_no_other_tenants() {
+        hostKnown();
+        submit(as(Who.MEMBER), "usage-1");
+        submit(as(Who.MEMBER), "usage-2");
+        ClusterServiceGrpc.ClusterServiceBlockingStub admin = ClusterServiceGrpc.newBlockingStub(channel)
+                .withCallCredentials(as(Who.TENANT_ADMIN)).withDeadlineAfter(30, TimeUnit.SECONDS);
+
+        var usage = admin.getTenantUsage(dev.gpucloud.contracts.grpc.v1.GetTenantUsageRequest.getDefaultInstance());
+
+        assertThat(usage.getTenant()).isEqualTo(tenant); // the token's only tenant
+        // hostKnown's probe and the two above, each of one GPU, placed or waiting
+        assertThat(usage.getRunningJobs() + usage.getPendingJobs()).isEqualTo(3);
+        assertThat(usage.getRunningMilli() + usage.getPendingMilli()).isEqualTo(3 * spec().getGpusPerWorker() * 1000L);
+        assertThat(usage.getWeight()).isPositive();
+        var other = statusOf(() -> admin.getTenantUsage(dev.gpucloud.contracts.grpc.v1.GetTenantUsageRequest
+                .newBuilder().setTenant(otherTenant).build()));
+        assertThat(other.getCode()).isEqualTo(DENIED);
+        assertThat(other.getDescription()).contains("may not read the quota and usage of tenant '" + otherTenant + "'");
+        var malformed = statusOf(() -> admin.getTenantUsage(dev.gpucloud.contracts.grpc.v1.GetTenantUsageRequest
+                .newBuilder().setTenant("../etc").build()));
+        assertThat(malformed.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    }
+
+    /** Makes a host the scheduler's jobs fit on known to it. */
+    private void hostKnown() {
         try (TestKafka kafka = new TestKafka()) {
             String node = "auth-" + model.toLowerCase();
             List<GpuDevice> devices = new ArrayList<>();
@@ -143,17 +184,6 @@ class AuthenticationTest {
                 return false;
             }
         });
-        List<String> wrong = new ArrayList<>();
-        for (var row : MATRIX.entrySet()) {
-            for (Who who : Who.values()) {
-                Status.Code expected = row.getValue().get(who.ordinal());
-                Status.Code got = call(row.getKey(), who == Who.NO_TOKEN ? null : as(who));
-                if (got != expected) {
-                    wrong.add(row.getKey() + " as " + who + ": expected " + expected + ", got " + got);
-                }
-            }
-        }
-        assertThat(wrong).isEmpty();
     }
 
     @Test
@@ -327,6 +357,8 @@ class AuthenticationTest {
                     .next();
             case "gpucloud.v1.ClusterService/ListNodes" -> () -> c.listNodes(ListNodesRequest.getDefaultInstance());
             case "gpucloud.v1.ClusterService/GetCapacity" -> () -> c.getCapacity(GetCapacityRequest.getDefaultInstance());
+            case "gpucloud.v1.ClusterService/GetTenantUsage" -> () -> c.getTenantUsage(
+                    dev.gpucloud.contracts.grpc.v1.GetTenantUsageRequest.newBuilder().setTenant(tenant).build());
             default -> throw new AssertionError("no call for " + m);
         };
         try {

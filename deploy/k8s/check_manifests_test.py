@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Shows that check_manifests.py catches what it is for: takes a rendered overlay (stdin) that passes,
+breaks it one way at a time, as a careless edit would, and fails unless the check then fails with the
+expected words. deploy/check.sh runs it on the dev overlay:
+
+    kubectl kustomize --load-restrictor LoadRestrictionsNone deploy/k8s/overlays/dev | python3 deploy/k8s/check_manifests_test.py
+"""
+import copy
+import os
+import subprocess
+import sys
+
+import yaml
+
+CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "check_manifests.py")
+
+
+def find(docs, kind, name=None):
+    for d in docs:
+        if d["kind"] == kind and (name is None or d["metadata"]["name"] == name or
+                                  d["metadata"]["name"].startswith(name + "-") and kind == "Secret"):
+            return d
+    raise KeyError(f"{kind} {name}")
+
+
+def container(docs, workload):
+    kind = "DaemonSet" if workload == "node-agent" else "Deployment"
+    return find(docs, kind, workload)["spec"]["template"]["spec"]["containers"][0]
+
+
+def env(docs, workload, name):
+    return next(e for e in container(docs, workload)["env"] if e["name"] == name)
+
+
+def drop(items, pred):
+    items[:] = [i for i in items if not pred(i)]
+
+
+def policy(docs, name):
+    return find(docs, "NetworkPolicy", name)["spec"]
+
+
+def remove_doc(kind, name):
+    return lambda docs: drop(docs, lambda d: d["kind"] == kind and d["metadata"]["name"] == name)
+
+
+def set_config(key, value):
+    return lambda docs: find(docs, "ConfigMap", "gpucloud-config")["data"].__setitem__(key, value)
+
+
+# (what a careless edit does, the edit, words the check must print)
+CASES = [
+    ("a workload's KafkaUser is gone", remove_doc("KafkaUser", "node-agent"),
+     "GPUCLOUD_KAFKA_USER (node-agent) must name a rendered KafkaUser"),
+    ("a workload logs in with another's password",
+     lambda d: env(d, "scheduler-service", "GPUCLOUD_KAFKA_PASSWORD")["valueFrom"]["secretKeyRef"].update(name="billing"),
+     "GPUCLOUD_KAFKA_PASSWORD must come from Secret scheduler"),
+    ("two workloads share a KafkaUser",
+     lambda d: env(d, "metrics-service", "GPUCLOUD_KAFKA_USER").update(value="billing")
+     or env(d, "metrics-service", "GPUCLOUD_KAFKA_PASSWORD")["valueFrom"]["secretKeyRef"].update(name="billing"),
+     "KafkaUser billing is shared"),
+    ("the bootstrap is the plaintext listener", set_config("KAFKA_BOOTSTRAP_SERVERS", "gpucloud-kafka-bootstrap:9092"),
+     "must be gpucloud-kafka-bootstrap:9093"),
+    ("Kafka without TLS and SASL", set_config("GPUCLOUD_KAFKA_SECURITY_PROTOCOL", "PLAINTEXT"),
+     "GPUCLOUD_KAFKA_SECURITY_PROTOCOL must be SASL_SSL"),
+    ("the cluster CA is not mounted",
+     lambda d: drop(container(d, "node-agent")["volumeMounts"], lambda m: m["name"] == "kafka-ca"),
+     "GPUCLOUD_KAFKA_TRUSTSTORE=/etc/gpucloud/kafka-ca/ca.crt is not in a Secret it mounts"),
+    ("a KafkaUser without ACLs",
+     lambda d: find(d, "KafkaUser", "billing")["spec"].pop("authorization"),
+     "KafkaUser billing: authorization must be simple"),
+    ("a Certificate's Secret renamed, the pod not",
+     lambda d: find(d, "Certificate", "metrics-service")["spec"].update(secretName="metrics-tls"),
+     "does not serve it"),
+    ("the keystore is not mounted",
+     lambda d: drop(container(d, "billing-service")["volumeMounts"], lambda m: m["name"] == "tls"),
+     "GPUCLOUD_TLS_KEYSTORE=/etc/gpucloud/tls/keystore.p12 is not in a Secret it mounts"),
+    ("the keystore's password from the wrong key",
+     lambda d: env(d, "scheduler-service", "GPUCLOUD_TLS_KEYSTORE_PASSWORD")["valueFrom"]["secretKeyRef"].update(key="pasword"),
+     "has no key pasword"),
+    ("a probe over plaintext",
+     lambda d: container(d, "billing-service")["readinessProbe"]["httpGet"].pop("scheme"),
+     "readinessProbe must use scheme HTTPS"),
+    ("the tls profile off", set_config("QUARKUS_PROFILE", "prod"), "speaks plaintext"),
+    ("a Certificate for the wrong namespace",
+     lambda d: find(d, "Certificate", "node-agent")["spec"]["dnsNames"].__setitem__(1, "node-agent.elsewhere"),
+     "Certificate node-agent: dnsNames must be"),
+    ("a keystore Java cannot read",
+     lambda d: find(d, "Certificate", "scheduler-service")["spec"]["keystores"]["pkcs12"].pop("profile"),
+     "Modern2023"),
+    ("a Service still pointing at the old port name",
+     lambda d: find(d, "Service", "metrics-service")["spec"]["ports"][0].update(targetPort="http"),
+     "targetPort http is not a port of metrics-service"),
+    ("CloudNativePG names a Secret by its unhashed name",
+     lambda d: find(d, "Cluster", "gpucloud-db")["spec"]["managed"]["roles"][1]["passwordSecret"].update(name="gpucloud-db-billing"),
+     "Secret gpucloud-db-billing is neither rendered nor made"),
+    ("two services share a database role",
+     lambda d: [env(d, "billing-service", k)["valueFrom"]["secretKeyRef"].update(
+         name=find(d, "Secret", "gpucloud-db-scheduler")["metadata"]["name"]) for k in ("GPUCLOUD_DB_USER", "GPUCLOUD_DB_PASSWORD")],
+     "database role gpucloud_scheduler is shared"),
+    ("the database certificate unchecked", set_config("GPUCLOUD_DB_SSL_MODE", "require"),
+     "GPUCLOUD_DB_SSL_MODE must be verify-full"),
+    ("PostgreSQL takes plaintext", lambda d: find(d, "Cluster", "gpucloud-db")["spec"]["postgresql"].pop("pg_hba"),
+     "pg_hba must begin with `hostnossl all all all reject`"),
+    ("the OIDC provider in the ConfigMap", set_config("GPUCLOUD_OIDC_URL", "https://issuer.example"),
+     "GPUCLOUD_OIDC_URL belongs in a Secret"),
+    ("no default deny", remove_doc("NetworkPolicy", "default-deny"), "no default deny"),
+    ("a workload no policy selects", remove_doc("NetworkPolicy", "node-agent"),
+     "DaemonSet node-agent: no NetworkPolicy admits its port 8084"),
+    ("the node agent may reach PostgreSQL",
+     lambda d: policy(d, "node-agent")["egress"].append(
+         {"to": [{"podSelector": {"matchLabels": {"cnpg.io/cluster": "gpucloud-db"}}}], "ports": [{"protocol": "TCP", "port": 5432}]}),
+     "DaemonSet node-agent: NetworkPolicy node-agent lets it reach"),
+    ("the node agent may reach anything", lambda d: policy(d, "node-agent")["egress"].append({}),
+     "lets it reach every destination"),
+    ("metrics-service open to every source", lambda d: policy(d, "metrics-service")["ingress"][0].pop("from"),
+     "admits every source"),
+    ("a port no policy admits",
+     lambda d: policy(d, "billing-service")["ingress"][0]["ports"][0].update(port=8080),
+     "no NetworkPolicy admits its port 8082"),
+    ("the brokers do not admit a workload",
+     lambda d: drop(policy(d, "kafka-cluster")["ingress"], lambda r: any("matchExpressions" in p.get("podSelector", {}) for p in r.get("from", []))),
+     "no NetworkPolicy lets it into the Kafka brokers' pods"),
+    ("no DNS", remove_doc("NetworkPolicy", "dns"), "reach DNS on UDP 53"),
+    ("the brokers cut off from each other", remove_doc("NetworkPolicy", "kafka-cluster"),
+     "the Kafka brokers' pods cannot reach each other"),
+]
+
+
+def run(docs):
+    text = yaml.safe_dump_all(docs, sort_keys=False)
+    return subprocess.run([sys.executable, CHECK, "test"], input=text, capture_output=True, text=True)
+
+
+def main():
+    docs = [d for d in yaml.safe_load_all(sys.stdin) if d]
+    base = run(docs)
+    if base.returncode != 0:
+        print(base.stdout)
+        print("  check_manifests_test: the overlay given must pass check_manifests.py first")
+        return 1
+    failures = 0
+    for what, edit, words in CASES:
+        broken = copy.deepcopy(docs)
+        edit(broken)
+        result = run(broken)
+        if result.returncode == 0 or words not in result.stdout:
+            failures += 1
+            print(f"  FAIL check_manifests_test: {what}: expected a failure saying '{words}', got:\n{result.stdout}{result.stderr}")
+    print(f"  check_manifests_test: {len(CASES) - failures} of {len(CASES)} careless edits caught")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
