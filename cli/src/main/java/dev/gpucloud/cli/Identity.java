@@ -1,5 +1,6 @@
 package dev.gpucloud.cli;
 
+import dev.gpucloud.client.LeaderFailover;
 import dev.gpucloud.identity.DevIssuer;
 import dev.gpucloud.identity.Role;
 import java.io.PrintWriter;
@@ -125,7 +126,7 @@ final class Identity {
             if (clientId.isBlank()) {
                 throw usage("--client-id must not be blank");
             }
-            Oidc oidc = new Oidc(httpClient(parent.caFile, spec), Oidc.Ticker.SYSTEM);
+            Oidc oidc = new Oidc(httpClient(parent.caFile, spec), LeaderFailover.Clock.system());
             Oidc.Provider provider = oidc.discover(issuer);
             Oidc.DeviceCode code = oidc.authorize(provider, clientId, scope);
             PrintWriter err = spec.commandLine().getErr();
@@ -245,7 +246,7 @@ final class Identity {
         }
         Credentials.Refresh stored = refresh.get();
         try {
-            Oidc.Tokens fresh = new Oidc(Oidc.http(caFile), Oidc.Ticker.SYSTEM).refresh(
+            Oidc.Tokens fresh = new Oidc(Oidc.http(caFile), LeaderFailover.Clock.system()).refresh(
                     URI.create(stored.tokenEndpoint()), stored.clientId(), stored.refreshToken());
             Credentials.save(profile, fresh.accessToken(), stored.withRefreshToken(fresh.refreshToken()));
             return Optional.of(fresh.accessToken());

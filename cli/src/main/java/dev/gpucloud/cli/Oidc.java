@@ -74,29 +74,11 @@ final class Oidc {
     record Tokens(String accessToken, String refreshToken) {
     }
 
-    /** Time, so that tests need not wait out a provider's intervals. */
-    interface Ticker {
-        long nanoTime();
-
-        void sleep(Duration duration) throws InterruptedException;
-
-        Ticker SYSTEM = new Ticker() {
-            @Override
-            public long nanoTime() {
-                return System.nanoTime();
-            }
-
-            @Override
-            public void sleep(Duration duration) throws InterruptedException {
-                Thread.sleep(duration.toMillis());
-            }
-        };
-    }
-
     private final HttpClient http;
-    private final Ticker ticker;
+    /** Time, so that tests need not wait out a provider's intervals (the retry loop's clock). */
+    private final dev.gpucloud.client.LeaderFailover.Clock ticker;
 
-    Oidc(HttpClient http, Ticker ticker) {
+    Oidc(HttpClient http, dev.gpucloud.client.LeaderFailover.Clock ticker) {
         this.http = http;
         this.ticker = ticker;
     }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class OidcTest {
 
     /** A clock that moves only when the code under test sleeps. */
-    static final class FakeTicker implements Oidc.Ticker {
+    static final class FakeTicker implements dev.gpucloud.client.LeaderFailover.Clock {
         long now;
         final List<Duration> sleeps = new CopyOnWriteArrayList<>();
 
