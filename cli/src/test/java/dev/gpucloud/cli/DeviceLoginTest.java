@@ -2,20 +2,6 @@ package dev.gpucloud.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gpucloud.contracts.grpc.v1.Job;
-import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
-import dev.gpucloud.contracts.grpc.v1.ListJobsRequest;
-import dev.gpucloud.contracts.grpc.v1.ListJobsResponse;
-import dev.gpucloud.identity.BearerToken;
-import io.grpc.Contexts;
-import io.grpc.Metadata;
-import io.grpc.Server;
-import io.grpc.ServerBuilder;
-import io.grpc.ServerCall;
-import io.grpc.ServerCallHandler;
-import io.grpc.ServerInterceptor;
-import io.grpc.ServerInterceptors;
-import io.grpc.stub.StreamObserver;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -26,7 +12,6 @@ import java.security.KeyStore;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -45,36 +30,22 @@ class DeviceLoginTest {
     @TempDir
     Path dir;
     FakeProvider provider;
-    Server scheduler;
-    final List<String> authorizations = new CopyOnWriteArrayList<>();
+    RecordingScheduler scheduler;
+    List<String> authorizations;
 
     @BeforeEach
     void start() throws Exception {
         System.setProperty("gpucloud.home", dir.resolve("home").toString());
         provider = new FakeProvider();
-        ServerInterceptor recorder = new ServerInterceptor() {
-            @Override
-            public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-                    ServerCallHandler<Q, R> next) {
-                authorizations.add(String.valueOf(headers.get(BearerToken.AUTHORIZATION)));
-                return Contexts.interceptCall(io.grpc.Context.current(), call, headers, next);
-            }
-        };
-        scheduler = ServerBuilder.forPort(0).addService(ServerInterceptors.intercept(
-                new JobServiceGrpc.JobServiceImplBase() {
-                    @Override
-                    public void listJobs(ListJobsRequest request, StreamObserver<ListJobsResponse> response) {
-                        response.onNext(ListJobsResponse.newBuilder().addJobs(Job.newBuilder().setJobId("j-1")).build());
-                        response.onCompleted();
-                    }
-                }, recorder)).build().start();
+        scheduler = new RecordingScheduler();
+        authorizations = scheduler.authorizations;
     }
 
     @AfterEach
     void stop() throws InterruptedException {
         System.clearProperty("gpucloud.home");
         provider.close();
-        scheduler.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        scheduler.close();
     }
 
     @Test
@@ -256,7 +227,7 @@ class DeviceLoginTest {
     private GpucloudCliTest.Result cli(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        List<String> all = new ArrayList<>(List.of("--scheduler", "localhost:" + scheduler.getPort()));
+        List<String> all = new ArrayList<>(List.of("--scheduler", "localhost:" + scheduler.port()));
         all.addAll(List.of(args));
         int code = GpucloudCli.run(all.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err));
         return new GpucloudCliTest.Result(code, out.toString(), err.toString());

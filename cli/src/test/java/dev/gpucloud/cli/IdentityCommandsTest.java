@@ -2,21 +2,7 @@ package dev.gpucloud.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gpucloud.contracts.grpc.v1.Job;
-import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
-import dev.gpucloud.contracts.grpc.v1.ListJobsRequest;
-import dev.gpucloud.contracts.grpc.v1.ListJobsResponse;
-import dev.gpucloud.identity.BearerToken;
 import dev.gpucloud.identity.DevIssuer;
-import io.grpc.Contexts;
-import io.grpc.Metadata;
-import io.grpc.Server;
-import io.grpc.ServerBuilder;
-import io.grpc.ServerCall;
-import io.grpc.ServerCallHandler;
-import io.grpc.ServerInterceptor;
-import io.grpc.ServerInterceptors;
-import io.grpc.stub.StreamObserver;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -24,8 +10,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,33 +20,20 @@ class IdentityCommandsTest {
 
     @TempDir
     Path dir;
-    Server server;
-    final List<String> authorizations = new CopyOnWriteArrayList<>();
+    RecordingScheduler server;
+    List<String> authorizations;
 
     @BeforeEach
     void start() throws Exception {
         System.setProperty("gpucloud.home", dir.resolve("home").toString());
-        ServerInterceptor recorder = new ServerInterceptor() {
-            @Override
-            public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-                    ServerCallHandler<Q, R> next) {
-                authorizations.add(String.valueOf(headers.get(BearerToken.AUTHORIZATION)));
-                return Contexts.interceptCall(io.grpc.Context.current(), call, headers, next);
-            }
-        };
-        server = ServerBuilder.forPort(0).addService(ServerInterceptors.intercept(new JobServiceGrpc.JobServiceImplBase() {
-            @Override
-            public void listJobs(ListJobsRequest request, StreamObserver<ListJobsResponse> response) {
-                response.onNext(ListJobsResponse.newBuilder().addJobs(Job.newBuilder().setJobId("j-1")).build());
-                response.onCompleted();
-            }
-        }, recorder)).build().start();
+        server = new RecordingScheduler();
+        authorizations = server.authorizations;
     }
 
     @AfterEach
     void stop() throws InterruptedException {
         System.clearProperty("gpucloud.home");
-        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        server.close();
     }
 
     @Test
@@ -112,7 +83,7 @@ class IdentityCommandsTest {
     private GpucloudCliTest.Result cli(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        List<String> all = new ArrayList<>(List.of("--scheduler", "localhost:" + server.getPort()));
+        List<String> all = new ArrayList<>(List.of("--scheduler", "localhost:" + server.port()));
         all.addAll(List.of(args));
         int code = GpucloudCli.run(all.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err));
         return new GpucloudCliTest.Result(code, out.toString(), err.toString());
