@@ -18,8 +18,10 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import javax.crypto.Mac;
@@ -99,21 +101,24 @@ public final class Enrolment {
 
     /** Whether {@code nodeId} is one of {@code hosts} (names or globs). */
     public static boolean covers(List<String> hosts, String nodeId) {
-        for (String host : hosts) {
-            if (host.equals(nodeId) || (host.indexOf('*') >= 0 && glob(host).matcher(nodeId).matches())) {
-                return true;
-            }
-        }
-        return false;
+        return pattern(hosts).matcher(nodeId).matches();
     }
 
-    private static Pattern glob(String host) {
+    /** One pattern for a host list: each name as it is, each glob's {@code *} as any run of host-name characters. */
+    private static Pattern pattern(List<String> hosts) {
         StringBuilder regex = new StringBuilder();
-        for (String part : host.split("\\*", -1)) {
+        for (String host : hosts) {
             if (regex.length() > 0) {
-                regex.append("[A-Za-z0-9._-]*");
+                regex.append('|');
             }
-            regex.append(Pattern.quote(part));
+            StringBuilder one = new StringBuilder();
+            for (String part : host.split("\\*", -1)) {
+                if (one.length() > 0) {
+                    one.append("[A-Za-z0-9._-]*");
+                }
+                one.append(Pattern.quote(part));
+            }
+            regex.append("(?:").append(one).append(')');
         }
         return Pattern.compile(regex.toString());
     }
@@ -199,7 +204,15 @@ public final class Enrolment {
     /** Checks agents' records against the enrolment key. */
     public static final class Verifier {
 
+        /** The most enrolments remembered; past it the memory starts again (a forger's made-up ones included). */
+        private static final int REMEMBERED = 4096;
+
         private final byte[] enrolmentKey;
+        /** By agent id and host list, as records carry them: the derived key and the hosts' pattern. */
+        private final Map<String, Enrolled> enrolled = new ConcurrentHashMap<>();
+
+        private record Enrolled(byte[] key, Pattern hosts) {
+        }
 
         public Verifier(byte[] enrolmentKey) {
             if (enrolmentKey.length < 32) {
@@ -228,17 +241,16 @@ public final class Enrolment {
                 throw new MalformedEventException(record.topic() + ": not signed by an enrolled agent (headers '"
                         + AGENT_HEADER + "', '" + HOSTS_HEADER + "' and '" + MAC_HEADER + "' are required)");
             }
-            List<String> hosts;
+            Enrolled enrolment;
             byte[] claimed;
             try {
-                KafkaAccess.Principal.parse("agent:" + agentId);
-                hosts = hosts(hostList);
+                enrolment = enrolment(agentId, hostList);
                 claimed = Base64.getDecoder().decode(mac);
             } catch (IllegalArgumentException e) {
                 throw new MalformedEventException(record.topic() + ": malformed enrolment header: " + e.getMessage());
             }
-            byte[] expected = tag(agentKey(enrolmentKey, agentId, hosts), record.topic(), record.key(), headers,
-                    record.value(), agentId, hostList);
+            byte[] expected = tag(enrolment.key(), record.topic(), record.key(), headers, record.value(), agentId,
+                    hostList);
             if (!MessageDigest.isEqual(expected, claimed)) {
                 throw new MalformedEventException(record.topic() + ": the signature of agent '" + clip(agentId)
                         + "' does not match: not sent by an agent enrolled for hosts " + clip(hostList)
@@ -248,10 +260,30 @@ public final class Enrolment {
                 throw new MalformedEventException(record.topic() + ": ce_source '" + clip(source)
                         + "' must name the host the event is about, '" + SOURCE_PREFIX + clip(nodeId) + "'");
             }
-            if (!covers(hosts, nodeId)) {
+            if (!enrolment.hosts().matcher(nodeId).matches()) {
                 throw new MalformedEventException(record.topic() + ": agent '" + clip(agentId) + "' is enrolled for "
                         + clip(hostList) + ", not for host '" + clip(nodeId) + "'");
             }
+        }
+
+        /**
+         * The key and hosts' pattern of an agent enrolled for {@code hostList}, worked out once per agent rather
+         * than for every record (telemetry passes here thousands of times a second at fleet scale).
+         */
+        private Enrolled enrolment(String agentId, String hostList) {
+            String name = agentId + '\n' + hostList;
+            Enrolled known = enrolled.get(name);
+            if (known != null) {
+                return known;
+            }
+            KafkaAccess.Principal.parse("agent:" + agentId);
+            List<String> hosts = hosts(hostList);
+            Enrolled made = new Enrolled(agentKey(enrolmentKey, agentId, hosts), pattern(hosts));
+            if (enrolled.size() >= REMEMBERED) {
+                enrolled.clear();
+            }
+            enrolled.put(name, made);
+            return made;
         }
 
         /** Reads the enrolment key from {@code file} (base64 of at least 32 bytes). */
