@@ -71,6 +71,8 @@ public final class Enrolment {
     /** The source prefix of agents' records ({@code /node-agent/NODE_ID}). */
     public static final String SOURCE_PREFIX = "/node-agent/";
 
+    /** The longest host list an agent may be enrolled for, in characters. */
+    static final int MAX_HOST_LIST = 2048;
     private static final String ALGORITHM = "HmacSHA256";
     private static final byte[] DERIVATION_LABEL = "gpucloud enrolment v1".getBytes(StandardCharsets.US_ASCII);
     private static final Pattern HOST_GLOB = Pattern.compile("[A-Za-z0-9*][A-Za-z0-9._*-]{0,127}");
@@ -87,6 +89,11 @@ public final class Enrolment {
 
     /** Parses a comma-separated host list; each entry is a host name or a glob. */
     public static List<String> hosts(String spec) {
+        if (spec.length() > MAX_HOST_LIST) {
+            // a record carries its agent's list: a long one would be a pattern to compile that no enrolment needs
+            throw new IllegalArgumentException("a host list has at most " + MAX_HOST_LIST + " characters, this one "
+                    + spec.length() + " (enrol an agent for globs such as rack7-*)");
+        }
         List<String> hosts = new ArrayList<>();
         for (String entry : spec.split(",", -1)) {
             String host = entry.strip();

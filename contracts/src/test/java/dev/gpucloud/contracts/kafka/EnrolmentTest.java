@@ -132,6 +132,8 @@ class EnrolmentTest {
             assertThatThrownBy(() -> Enrolment.hosts(bad)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("must be 1-128 letters");
         }
+        assertThatThrownBy(() -> Enrolment.hosts("h-1,".repeat(600) + "h-2"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 2048 characters");
         assertThat(Enrolment.covers(List.of("sim-*"), "sim-a100-0")).isTrue();
         assertThat(Enrolment.covers(List.of("sim-*"), "simx-a100-0")).isFalse();
         assertThat(Enrolment.covers(List.of("a.b"), "axb")).isFalse(); // '.' is a dot, not any character
