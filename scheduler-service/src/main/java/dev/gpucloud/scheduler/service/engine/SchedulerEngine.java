@@ -469,9 +469,10 @@ public class SchedulerEngine {
                     pendingMilli += (long) job.request().workers() * job.request().milliPerWorker();
                 }
             }
+            double share = queue.dominantShare(tenant); // not finite while the fleet is empty
             return Uni.createFrom().item(new TenantUsageView(tenant, quota.softMilli(), quota.hardMilli(),
                     quota.weight(), running, queue.runningMilli(tenant), pending, pendingMilli,
-                    Double.isFinite(queue.dominantShare(tenant)) ? queue.dominantShare(tenant) : 0));
+                    Double.isFinite(share) ? share : 0));
         });
     }
 
