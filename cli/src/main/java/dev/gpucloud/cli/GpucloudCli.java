@@ -7,6 +7,8 @@ import dev.gpucloud.contracts.grpc.v1.Capacity;
 import dev.gpucloud.contracts.grpc.v1.CapacityPreference;
 import dev.gpucloud.contracts.grpc.v1.CheckpointPolicy;
 import dev.gpucloud.contracts.grpc.v1.ClusterServiceGrpc;
+import dev.gpucloud.contracts.grpc.v1.CordonNodeRequest;
+import dev.gpucloud.contracts.grpc.v1.DrainNodeRequest;
 import dev.gpucloud.contracts.grpc.v1.GetCapacityRequest;
 import dev.gpucloud.contracts.grpc.v1.GetTenantUsageRequest;
 import dev.gpucloud.contracts.grpc.v1.GetJobRequest;
@@ -22,9 +24,11 @@ import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
 import dev.gpucloud.contracts.grpc.v1.TenantUsage;
 import dev.gpucloud.contracts.paging.NodePages;
 import dev.gpucloud.contracts.grpc.v1.Node;
+import dev.gpucloud.contracts.grpc.v1.NodeDrainResponse;
 import dev.gpucloud.contracts.grpc.v1.PriorityClass;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
+import dev.gpucloud.contracts.grpc.v1.UndrainNodeRequest;
 import dev.gpucloud.contracts.grpc.v1.WatchJobRequest;
 import dev.gpucloud.contracts.grpc.v1.WorkerPlacement;
 import dev.gpucloud.identity.BearerToken;
@@ -62,7 +66,8 @@ import picocli.CommandLine.Parameters;
         description = "Submit, follow and cancel GPU jobs; look at the fleet.",
         subcommands = {GpucloudCli.Submit.class, GpucloudCli.Jobs.class, GpucloudCli.Get.class,
                 GpucloudCli.Watch.class, GpucloudCli.Cancel.class, GpucloudCli.Nodes.class,
-                GpucloudCli.CapacityCommand.class, GpucloudCli.Usage.class, Identity.Login.class, Identity.WhoAmI.class,
+                GpucloudCli.CapacityCommand.class, GpucloudCli.Usage.class, GpucloudCli.Cordon.class,
+                GpucloudCli.Drain.class, GpucloudCli.Undrain.class, Identity.Login.class, Identity.WhoAmI.class,
                 Identity.Issuer.class, AuditTrailCommand.class})
 public class GpucloudCli {
 
@@ -435,16 +440,113 @@ public class GpucloudCli {
         Integer run(LeaderFailover scheduler) {
             List<Node> nodes = NodePages.all(ListNodesRequest.getDefaultInstance(),
                     page -> scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch).listNodes(page)));
-            out().printf("%-18s %-14s %-10s %-6s %-5s %s%n", "NODE", "INSTANCE", "CAPACITY", "FABRIC", "FREE", "GPUS");
+            out().printf("%-18s %-14s %-10s %-6s %-5s %-9s %s%n", "NODE", "INSTANCE", "CAPACITY", "FABRIC", "FREE",
+                    "STATE", "GPUS");
             for (Node node : nodes) {
                 long free = node.getGpusList().stream().filter(g -> !g.getAllocated()).count();
-                out().printf("%-18s %-14s %-10s %-6s %-5s %d x %s%n", node.getNodeId(), node.getInstanceType(),
+                out().printf("%-18s %-14s %-10s %-6s %-5s %-9s %d x %s%s%n", node.getNodeId(), node.getInstanceType(),
                         node.getCapacityType(), node.getRdmaFabric().isEmpty() ? "-" : node.getRdmaFabric(),
-                        free + "/" + node.getGpusCount(), node.getGpusCount(),
-                        node.getGpusCount() == 0 ? "-" : node.getGpus(0).getModel());
+                        free + "/" + node.getGpusCount(), state(node), node.getGpusCount(),
+                        node.getGpusCount() == 0 ? "-" : node.getGpus(0).getModel(),
+                        node.getCordonReason().isEmpty() ? "" : "  (" + clip(node.getCordonReason(), 60) + ")");
             }
             return 0;
         }
+
+        /** cordoned (by an operator), draining (by its agent), unhealthy (silent, or a notice or fault), or ready. */
+        static String state(Node node) {
+            if (!node.getCordonReason().isEmpty()) {
+                return "cordoned";
+            }
+            if (node.getDraining()) {
+                return "draining";
+            }
+            return node.getHealthy() ? "ready" : "unhealthy";
+        }
+    }
+
+    @Command(name = "cordon", description = {"Keep new work off a host; what runs there keeps running.",
+            "Operators only. Lasts until `undrain`, across scheduler restarts."})
+    static class Cordon extends Base {
+        @Parameters(index = "0", paramLabel = "HOST", description = "The host's node id (see `nodes`).")
+        String nodeId;
+        @Option(names = "--reason", required = true, description = "Why, for the audit trail and the next operator.")
+        String reason;
+
+        @Override
+        Integer run(LeaderFailover scheduler) {
+            CordonNodeRequest request = CordonNodeRequest.newBuilder().setNodeId(nodeId).setReason(reason).build();
+            return said(out(), scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch).cordonNode(request)), "cordoned");
+        }
+    }
+
+    @Command(name = "drain", description = {"Cordon a host and move its jobs off: each is asked to checkpoint",
+            "within the grace, then stops and resumes elsewhere. Operators only."})
+    static class Drain extends Base {
+        @Parameters(index = "0", paramLabel = "HOST", description = "The host's node id (see `nodes`).")
+        String nodeId;
+        @Option(names = "--reason", required = true, description = "Why, for the audit trail and the next operator.")
+        String reason;
+        @Option(names = "--grace", defaultValue = "0s", paramLabel = "DURATION",
+                description = "How long jobs have to checkpoint (e.g. 90s, 5m, 1h; at most 24h); default: the"
+                        + " scheduler's preemption grace.")
+        String grace;
+
+        @Override
+        Integer run(LeaderFailover scheduler) {
+            int seconds;
+            try {
+                seconds = graceSeconds(grace);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
+            DrainNodeRequest request = DrainNodeRequest.newBuilder().setNodeId(nodeId).setReason(reason)
+                    .setGraceSeconds(seconds).build();
+            NodeDrainResponse drained = scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch).drainNode(request));
+            said(out(), drained, "drained");
+            drained.getJobsMovingList().forEach(job -> out().println("  moving " + job));
+            return 0;
+        }
+
+        /** 90, 90s, 5m, 1h as seconds; anything else is a usage error that names the option. */
+        static int graceSeconds(String text) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,6})([smh]?)").matcher(text.trim());
+            if (!m.matches()) {
+                throw new IllegalArgumentException("--grace must be a number of seconds, minutes or hours (90s, 5m,"
+                        + " 1h), was '" + clip(text, 40) + "'");
+            }
+            long n = Long.parseLong(m.group(1));
+            long seconds = switch (m.group(2)) {
+                case "m" -> n * 60;
+                case "h" -> n * 3600;
+                default -> n;
+            };
+            if (seconds > 86_400) {
+                throw new IllegalArgumentException("--grace must be at most 24h, was '" + text.trim() + "'");
+            }
+            return (int) seconds;
+        }
+    }
+
+    @Command(name = "undrain", description = {"Lift a host's cordon or drain: it takes work again.",
+            "Operators only."})
+    static class Undrain extends Base {
+        @Parameters(index = "0", paramLabel = "HOST", description = "The host's node id.")
+        String nodeId;
+
+        @Override
+        Integer run(LeaderFailover scheduler) {
+            UndrainNodeRequest request = UndrainNodeRequest.newBuilder().setNodeId(nodeId).build();
+            return said(out(), scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch).undrainNode(request)),
+                    "takes work again");
+        }
+    }
+
+    /** One line on what a cordon, drain or undrain did. */
+    static int said(PrintWriter out, NodeDrainResponse r, String done) {
+        out.println(r.getNode().getNodeId() + "  " + (r.getChanged() ? done : "already " + done)
+                + (r.getNode().getCordonReason().isEmpty() ? "" : "  (" + clip(r.getNode().getCordonReason(), 60) + ")"));
+        return 0;
     }
 
     @Command(name = "capacity", description = "Total and free GPUs by model and capacity type.")

@@ -80,7 +80,44 @@ class GpucloudCliTest {
                 response.onNext(ListJobsResponse.newBuilder().addJobs(RUNNING).build());
                 response.onCompleted();
             }
+        }).addService(new dev.gpucloud.contracts.grpc.v1.ClusterServiceGrpc.ClusterServiceImplBase() {
+            @Override
+            public void drainNode(dev.gpucloud.contracts.grpc.v1.DrainNodeRequest request,
+                    StreamObserver<dev.gpucloud.contracts.grpc.v1.NodeDrainResponse> response) {
+                drains.add(request);
+                response.onNext(dev.gpucloud.contracts.grpc.v1.NodeDrainResponse.newBuilder().setChanged(true)
+                        .setNode(dev.gpucloud.contracts.grpc.v1.Node.newBuilder().setNodeId(request.getNodeId())
+                                .setDraining(true).setCordonReason(request.getReason()))
+                        .addJobsMoving("j-42").build());
+                response.onCompleted();
+            }
         }).build().start();
+    }
+
+    static final List<dev.gpucloud.contracts.grpc.v1.DrainNodeRequest> drains = new ArrayList<>();
+
+    @Test
+    void drain_sends_the_grace_in_seconds_and_names_the_jobs_it_moves() {
+        Result r = cli("drain", "sim-a100-0", "--reason", "replace NIC", "--grace", "5m");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(drains.get(drains.size() - 1).getGraceSeconds()).isEqualTo(300);
+        assertThat(r.out()).isEqualTo("sim-a100-0  drained  (replace NIC)\n  moving j-42\n");
+        assertThat(cli("drain", "sim-a100-0", "--reason", "x").code()).isZero();
+        assertThat(drains.get(drains.size() - 1).getGraceSeconds()).as("the scheduler's own grace").isZero();
+    }
+
+    @Test
+    void a_bad_grace_or_no_reason_is_one_line_and_sends_nothing() {
+        int before = drains.size();
+        Result days = cli("drain", "sim-a100-0", "--reason", "x", "--grace", "2d");
+        assertThat(days.code()).isEqualTo(2);
+        assertOneLineError(days, "--grace must be a number of seconds, minutes or hours", "'2d'");
+        Result long_ = cli("drain", "sim-a100-0", "--reason", "x", "--grace", "25h");
+        assertOneLineError(long_, "--grace must be at most 24h");
+        Result noReason = cli("cordon", "sim-a100-0");
+        assertThat(noReason.code()).isEqualTo(2);
+        assertOneLineError(noReason, "--reason");
+        assertThat(drains).hasSize(before);
     }
 
     @AfterAll

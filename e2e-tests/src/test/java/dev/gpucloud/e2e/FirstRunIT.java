@@ -71,6 +71,10 @@ class FirstRunIT {
                 .containsPattern(gang.group(1) + "\\W+.*A100-SXM4-40GB")
                 .containsPattern("job-\\w+\\W+.*H100-SXM5-80GB")
                 .contains("the system keeps running");
+        // an operator's cordon shows in the fleet's listing, and is lifted
+        assertThat(demo).containsPattern("  sim-[\\w-]+ +cordoned +\\(demo: replace NIC\\)")
+                .containsPattern("  sim-[\\w-]+ .* cordoned .*\\(demo: replace NIC\\)")
+                .containsPattern("  sim-[\\w-]+ +takes work again");
         // tenant isolation, as the demo shows it: acme's member neither finds nor cancels globex's gang, and a
         // call without a token is refused; those are the only errors it may print
         assertThat(demo).contains("acme's listing holds 0 globex jobs")

@@ -42,12 +42,18 @@ public final class Fleet {
     private long heardFloorMillis = Long.MIN_VALUE;
     private long floorHeardSinceMillis = Long.MAX_VALUE;
     private long maxPricePerGpu = 1;
+    /**
+     * Operators' cordons by host id, with their reasons. Kept apart from the hosts, so that a cordon outlives its
+     * host leaving and joining again, and may name a host before it is heard from.
+     */
+    private final Map<String, String> cordons = new TreeMap<>();
     private long minPricePerGpu = Long.MAX_VALUE;
 
     /** Adds a host or replaces its description, keeping its health and re-applying what it holds. */
     public List<Assignment> upsert(HostInventory inventory, long nowMillis) {
         NodeState previous = byId.get(inventory.nodeId());
         NodeState node = new NodeState(inventory);
+        node.cordon = cordons.get(inventory.nodeId());
         List<Assignment> displaced = new ArrayList<>();
         if (previous != null) {
             node.lastHeardMillis = previous.lastHeardMillis;
@@ -148,12 +154,63 @@ public final class Fleet {
         }
     }
 
+    /** A host's own drain (its agent's {@code DRAIN}/{@code UNDRAIN}); an operator's cordon stands apart from it. */
     public void drain(String nodeId, boolean draining) {
         NodeState node = byId.get(nodeId);
         if (node != null) {
             node.draining = draining;
             version++;
         }
+    }
+
+    /**
+     * An operator keeps new work off the host until {@link #uncordon}; {@code reason} says why. The host need not
+     * be known yet: it is cordoned when it joins.
+     */
+    public void cordon(String nodeId, String reason) {
+        cordons.put(nodeId, java.util.Objects.requireNonNull(reason, "reason"));
+        NodeState node = byId.get(nodeId);
+        if (node != null) {
+            node.cordon = reason;
+            version++;
+        }
+    }
+
+    /** Lifts an operator's cordon; false if the host had none. */
+    public boolean uncordon(String nodeId) {
+        boolean had = cordons.remove(nodeId) != null;
+        NodeState node = byId.get(nodeId);
+        if (node != null && node.cordon != null) {
+            node.cordon = null;
+            version++;
+        }
+        return had;
+    }
+
+    /** The operators' cordons, by host id. */
+    public Map<String, String> cordons() {
+        return java.util.Collections.unmodifiableMap(cordons);
+    }
+
+    /** Makes the cordons exactly {@code all} (what the database holds, at a takeover or while following). */
+    public void replaceCordons(Map<String, String> all) {
+        for (String nodeId : List.copyOf(cordons.keySet())) {
+            if (!all.containsKey(nodeId)) {
+                uncordon(nodeId);
+            }
+        }
+        all.forEach((nodeId, reason) -> {
+            if (!reason.equals(cordons.get(nodeId))) {
+                cordon(nodeId, reason);
+            }
+        });
+    }
+
+    /** The jobs with a worker on the host, in id order. */
+    public List<String> jobsOn(String nodeId) {
+        java.util.TreeSet<String> jobs = new java.util.TreeSet<>();
+        assignmentsOn(nodeId).forEach(a -> jobs.add(a.jobId()));
+        return List.copyOf(jobs);
     }
 
     /** The cloud will reclaim the host at {@code deadlineMillis}: it takes no new work. */

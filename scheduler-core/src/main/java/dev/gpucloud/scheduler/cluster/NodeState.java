@@ -47,6 +47,8 @@ public final class NodeState {
     int wholeFree;
     long lastHeardMillis = NEVER;
     boolean draining;
+    /** An operator's cordon ({@link Fleet#cordon}): why no new work lands here; null for none. */
+    String cordon;
     long interruptionDeadlineMillis = NEVER;
     long rebalanceAtMillis = NEVER;
     long lastCriticalXidMillis = NEVER;
@@ -249,8 +251,14 @@ public final class NodeState {
         return lastHeardMillis;
     }
 
+    /** No new work lands here: the host's agent drains it, or an operator cordoned it. */
     public boolean draining() {
-        return draining;
+        return draining || cordon != null;
+    }
+
+    /** Why an operator cordoned the host; null if none did. */
+    public String cordon() {
+        return cordon;
     }
 
     public long interruptionDeadlineMillis() {

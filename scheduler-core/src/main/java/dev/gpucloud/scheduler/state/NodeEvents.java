@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
-import java.util.TreeSet;
 
 /**
  * What an event about a host ({@code node.events}) does, decided in memory: the fleet takes it in at once
@@ -61,13 +60,13 @@ public final class NodeEvents {
                 fleet.interruption(node, deadline);
                 fleet.node(node).ifPresent(n -> spot.interrupted(n.pool(), nowMillis));
                 yield new Outcome("spot interruption notice for " + node + ", reclaimed at "
-                        + Instant.ofEpochMilli(deadline), false, jobsOn(fleet, node), deadline, List.of(),
+                        + Instant.ofEpochMilli(deadline), false, fleet.jobsOn(node), deadline, List.of(),
                         "spot interruption on " + node);
             }
             case REBALANCE_RECOMMENDATION -> {
                 fleet.rebalance(node, nowMillis);
                 yield new Outcome("rebalance recommended for " + node + ": moving its work off proactively", false,
-                        jobsOn(fleet, node), nowMillis + settings.preemptionGrace().toMillis(), List.of(),
+                        fleet.jobsOn(node), nowMillis + settings.preemptionGrace().toMillis(), List.of(),
                         "rebalance recommended for " + node);
             }
             case XID_ERROR, ECC_ERROR -> {
@@ -87,12 +86,5 @@ public final class NodeEvents {
                         + " lost", true, List.of(), 0, lost, "host " + node + " lost its heartbeat");
             }
         };
-    }
-
-    /** The jobs with a worker on the host, in id order. */
-    private static List<String> jobsOn(Fleet fleet, String nodeId) {
-        TreeSet<String> jobs = new TreeSet<>();
-        fleet.assignmentsOn(nodeId).forEach(a -> jobs.add(a.jobId()));
-        return List.copyOf(jobs);
     }
 }

@@ -19,6 +19,8 @@ import dev.gpucloud.contracts.events.NodeEventType;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.grpc.v1.CapacityPreference;
 import dev.gpucloud.contracts.grpc.v1.ClusterServiceGrpc;
+import dev.gpucloud.contracts.grpc.v1.CordonNodeRequest;
+import dev.gpucloud.contracts.grpc.v1.DrainNodeRequest;
 import dev.gpucloud.contracts.grpc.v1.GetCapacityRequest;
 import dev.gpucloud.contracts.grpc.v1.GetJobRequest;
 import dev.gpucloud.contracts.grpc.v1.Interconnect;
@@ -29,6 +31,7 @@ import dev.gpucloud.contracts.grpc.v1.JobState;
 import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
 import dev.gpucloud.contracts.grpc.v1.PriorityClass;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
+import dev.gpucloud.contracts.grpc.v1.UndrainNodeRequest;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.testsupport.KafkaTestResource;
 import dev.gpucloud.testsupport.PostgresTestResource;
@@ -443,6 +446,83 @@ class LifecycleServiceTest {
         report(start, AllocationEventType.EXITED, 143, null); // the old worker stops: no effect on the new run
         report(resumed, AllocationEventType.STARTED, null, null);
         await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.RUNNING);
+    }
+
+    @Test
+    void anOperatorsDrainMovesTheJobOffAfterItsCheckpointAndTheCordonOutlivesATakeover() {
+        String a = "drain-a-" + model;
+        String b = "drain-b-" + model;
+        join(host(a, 8, CapacityType.ON_DEMAND, null, false), host(b, 8, CapacityType.ON_DEMAND, null, false));
+        var cluster = ClusterServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
+        String id = submit(spec(8));
+        NodeCommand start = nextCommand(a, b);
+        String drainedHost = start.nodeId();
+        String otherHost = drainedHost.equals(a) ? b : a;
+        report(start, AllocationEventType.STARTED, null, null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(id).getState() == JobState.RUNNING);
+
+        var drained = cluster.drainNode(DrainNodeRequest.newBuilder().setNodeId(drainedHost)
+                .setReason("replace NIC").setGraceSeconds(300).build());
+
+        assertThat(drained.getJobsMovingList()).containsExactly(id);
+        assertThat(drained.getNode().getCordonReason()).isEqualTo("replace NIC");
+        NodeCommand checkpoint = nextCommand(drainedHost);
+        assertThat(checkpoint.type()).isEqualTo(NodeCommandType.CHECKPOINT);
+        assertThat(job(id).getReason()).contains("drained by an operator: replace NIC");
+        report(start, AllocationEventType.CHECKPOINT_SAVED, null, "/ckpt/" + id + "/7");
+        assertThat(nextCommand(drainedHost).type()).isEqualTo(NodeCommandType.STOP);
+        NodeCommand resumed = nextCommand(otherHost);
+        assertThat(resumed.type()).isEqualTo(NodeCommandType.START);
+        assertThat(resumed.resumeFrom()).isEqualTo("/ckpt/" + id + "/7");
+        report(start, AllocationEventType.EXITED, 143, null);
+        report(resumed, AllocationEventType.STARTED, null, null);
+
+        // a takeover (a restart, or a standby that leads now) keeps the cordon: it is in the database
+        engine.takeOver().await().atMost(Duration.ofSeconds(30));
+        var listed = cluster.listNodes(ListNodesRequest.newBuilder().setGpuModel(model).build()).getNodesList();
+        assertThat(listed).filteredOn(n -> n.getNodeId().equals(drainedHost)).singleElement()
+                .satisfies(n -> assertThat(n.getCordonReason()).isEqualTo("replace NIC"));
+        String waiting = submit(spec(8));
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(waiting).getReason().contains("cordoned by an operator"));
+        assertThat(job(waiting).getState()).isEqualTo(JobState.PENDING);
+
+        var undrained = cluster.undrainNode(UndrainNodeRequest.newBuilder().setNodeId(drainedHost).build());
+
+        assertThat(undrained.getChanged()).isTrue();
+        NodeCommand placed = nextCommand(drainedHost);
+        assertThat(placed.type()).isEqualTo(NodeCommandType.START);
+        assertThat(placed.jobId()).isEqualTo(waiting);
+    }
+
+    @Test
+    void aCordonKeepsNewWorkOffButLetsWhatRunsThereRun() {
+        String node = "cordon-" + model;
+        join(host(node, 8, CapacityType.ON_DEMAND, null, false));
+        var cluster = ClusterServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
+        String running = submit(spec(4));
+        NodeCommand start = nextCommand(node);
+        report(start, AllocationEventType.STARTED, null, null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(running).getState() == JobState.RUNNING);
+
+        var cordoned = cluster.cordonNode(CordonNodeRequest.newBuilder().setNodeId(node).setReason("firmware").build());
+
+        assertThat(cordoned.getJobsMovingList()).isEmpty();
+        String waiting = submit(spec(4));
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(waiting).getReason().contains("cordoned by an operator"));
+        assertThat(job(running).getState()).isEqualTo(JobState.RUNNING);
+        assertThat(statusCode(() -> cluster.cordonNode(CordonNodeRequest.newBuilder().setNodeId("no-such-" + model)
+                .setReason("x").build()))).isEqualTo(Status.Code.NOT_FOUND);
+        cluster.undrainNode(UndrainNodeRequest.newBuilder().setNodeId(node).build());
+        assertThat(nextCommand(node).jobId()).isEqualTo(waiting);
+    }
+
+    static Status.Code statusCode(Runnable call) {
+        try {
+            call.run();
+        } catch (StatusRuntimeException e) {
+            return e.getStatus().getCode();
+        }
+        throw new AssertionError("the call succeeded");
     }
 
     /** A LOW job running on its own 8-GPU host, and a HIGH one that preempts it: the CHECKPOINT was sent. */

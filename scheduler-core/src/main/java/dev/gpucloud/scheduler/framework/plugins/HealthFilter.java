@@ -22,6 +22,9 @@ public final class HealthFilter implements Plugins.Filter {
     @Override
     public Status filter(CycleState state, PlacementRequest r, NodeState node) {
         long now = state.nowMillis();
+        if (node.cordon() != null) {
+            return Status.unschedulable(NAME, "cordoned by an operator");
+        }
         if (node.draining()) {
             return Status.unschedulable(NAME, "draining");
         }

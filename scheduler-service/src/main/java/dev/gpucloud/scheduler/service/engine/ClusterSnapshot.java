@@ -17,10 +17,13 @@ public record ClusterSnapshot(List<NodeView> nodes) {
             int usedMilli, int migSlicesUsed, int migSlices, List<String> holders) {
     }
 
-    /** One host with its GPUs and health. */
+    /**
+     * One host with its GPUs and health; {@code cordonReason} is why an operator cordoned or drained it (null: none
+     * did).
+     */
     public record NodeView(String nodeId, String hostname, String instanceType, String zone, CapacityType capacityType,
-            String rdmaFabric, long priceMicrosPerHour, boolean healthy, boolean draining, Instant lastSeen,
-            List<GpuView> gpus) {
+            String rdmaFabric, long priceMicrosPerHour, boolean healthy, boolean draining, String cordonReason,
+            Instant lastSeen, List<GpuView> gpus) {
     }
 
     static ClusterSnapshot of(Fleet fleet, long nowMillis, long hostTimeoutMillis) {
@@ -41,25 +44,30 @@ public record ClusterSnapshot(List<NodeView> nodes) {
             if (afterNodeId != null && n.id().compareTo(afterNodeId) <= 0 || !gpuModel.isEmpty() && !has(n, gpuModel)) {
                 continue;
             }
-            List<Assignment> held = fleet.assignmentsOn(n.id());
-            List<GpuView> gpus = new ArrayList<>(n.gpuCount());
-            for (int i = 0; i < n.gpuCount(); i++) {
-                GpuState g = n.gpu(i);
-                List<String> holders = held.stream().filter(a -> a.gpuIndices().contains(g.index()))
-                        .map(Assignment::allocationId).toList();
-                gpus.add(new GpuView(g.index(), g.uuid(), g.model(), g.memoryMib(), g.island(), g.mig() != null,
-                        g.usedMilli(), g.mig() == null ? 0 : g.mig().slicesUsed(g.migMask()),
-                        g.mig() == null ? 0 : g.mig().memorySlices(), holders));
-            }
-            boolean fresh = n.lastHeardMillis() != NodeState.NEVER && nowMillis - n.lastHeardMillis() <= hostTimeoutMillis;
-            boolean healthy = fresh && !n.draining() && n.interruptionDeadlineMillis() == NodeState.NEVER
-                    && n.rebalanceAtMillis() == NodeState.NEVER;
-            nodes.add(new NodeView(n.id(), n.hostname(), n.instanceType(), n.zone(), n.capacityType(), n.fabric(),
-                    n.priceMicrosPerHour(), healthy, n.draining(),
-                    n.lastHeardMillis() == NodeState.NEVER ? Instant.EPOCH : Instant.ofEpochMilli(n.lastHeardMillis()),
-                    gpus));
+            nodes.add(view(fleet, n, nowMillis, hostTimeoutMillis));
         }
         return new ClusterSnapshot(List.copyOf(nodes));
+    }
+
+    /** Host {@code n} of {@code fleet} as the API shows it. */
+    static NodeView view(Fleet fleet, NodeState n, long nowMillis, long hostTimeoutMillis) {
+        List<Assignment> held = fleet.assignmentsOn(n.id());
+        List<GpuView> gpus = new ArrayList<>(n.gpuCount());
+        for (int i = 0; i < n.gpuCount(); i++) {
+            GpuState g = n.gpu(i);
+            List<String> holders = held.stream().filter(a -> a.gpuIndices().contains(g.index()))
+                    .map(Assignment::allocationId).toList();
+            gpus.add(new GpuView(g.index(), g.uuid(), g.model(), g.memoryMib(), g.island(), g.mig() != null,
+                    g.usedMilli(), g.mig() == null ? 0 : g.mig().slicesUsed(g.migMask()),
+                    g.mig() == null ? 0 : g.mig().memorySlices(), holders));
+        }
+        boolean fresh = n.lastHeardMillis() != NodeState.NEVER && nowMillis - n.lastHeardMillis() <= hostTimeoutMillis;
+        boolean healthy = fresh && !n.draining() && n.interruptionDeadlineMillis() == NodeState.NEVER
+                && n.rebalanceAtMillis() == NodeState.NEVER;
+        return new NodeView(n.id(), n.hostname(), n.instanceType(), n.zone(), n.capacityType(), n.fabric(),
+                n.priceMicrosPerHour(), healthy, n.draining(), n.cordon(),
+                n.lastHeardMillis() == NodeState.NEVER ? Instant.EPOCH : Instant.ofEpochMilli(n.lastHeardMillis()),
+                gpus);
     }
 
     private static boolean has(NodeState n, String gpuModel) {

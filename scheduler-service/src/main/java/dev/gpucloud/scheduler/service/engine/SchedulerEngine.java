@@ -22,6 +22,7 @@ import dev.gpucloud.scheduler.state.SchedulerState;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.leader.LeaderState;
 import dev.gpucloud.scheduler.service.leader.NotLeaderException;
+import dev.gpucloud.scheduler.service.persistence.HostCordonEntity;
 import dev.gpucloud.scheduler.spot.SpotPolicy;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
@@ -133,31 +134,34 @@ public class SchedulerEngine {
      * The fleet (inventory and telemetry) was kept warm meanwhile. Returns what was restored.
      */
     public Uni<String> takeOver() {
-        return serial.run(() -> {
-                    if (followed != null) {
-                        String since = followed;
-                        followed = null; // from now on memory moves with this instance's own writes
-                        return reads.readChangedSince(since).map(this::replayChanged)
-                                .map(n -> "the changes to " + n + " row(s) since its last read as a standby (now "
-                                        + memory.state.fleet().assignments().size() + " held allocation(s), "
-                                        + memory.state.running().size() + " running and " + memory.state.queue().size()
-                                        + " queued job(s))")
-                                .call(this::failUnreadable)
-                                .onFailure().recoverWithUni(f -> {
-                                    LOG.warnf("could not catch up (%s); reading everything instead",
-                                            DatabaseFailures.clip(f));
-                                    resetState();
-                                    return restore();
-                                });
-                    }
-                    resetState();
-                    return restore();
-                })
+        return serial.run(() -> catchUpOrRestore().call(this::restoreCordons))
                 .invoke(restored -> LOG.infof("restored %s from the database", restored))
                 .call(() -> {
                     txs.publishOutbox();
                     return scheduleSoon();
                 });
+    }
+
+    /** A takeover's read: a following standby's catch-up, or everything. Runs on the serial executor. */
+    private Uni<String> catchUpOrRestore() {
+        if (followed != null) {
+            String since = followed;
+            followed = null; // from now on memory moves with this instance's own writes
+            return reads.readChangedSince(since).map(this::replayChanged)
+                    .map(n -> "the changes to " + n + " row(s) since its last read as a standby (now "
+                            + memory.state.fleet().assignments().size() + " held allocation(s), "
+                            + memory.state.running().size() + " running and " + memory.state.queue().size()
+                            + " queued job(s))")
+                    .call(this::failUnreadable)
+                    .onFailure().recoverWithUni(f -> {
+                        LOG.warnf("could not catch up (%s); reading everything instead",
+                                DatabaseFailures.clip(f));
+                        resetState();
+                        return restore();
+                    });
+        }
+        resetState();
+        return restore();
     }
 
     /**
@@ -200,11 +204,26 @@ public class SchedulerEngine {
                     memory.replayOpen(open, unreadableOpen);
                     followed = open.snapshot();
                     return open.held().size() + open.jobs().size();
-                }).onFailure(f -> !(f instanceof NotLeaderException)).invoke(f -> lostTrack());
+                }).call(this::restoreCordons).onFailure(f -> !(f instanceof NotLeaderException)).invoke(f -> lostTrack());
             }
             String since = followed;
-            return reads.readChangedSince(since).map(this::replayChanged).onFailure().invoke(f -> lostTrack());
+            return reads.readChangedSince(since).map(this::replayChanged).call(this::restoreCordons)
+                    .onFailure().invoke(f -> lostTrack());
         });
+    }
+
+    /**
+     * Makes the fleet's operator cordons what the database holds (at a takeover; and on a standby at every follow,
+     * since a cordon carries no {@code change_xid}: the table is small and read whole). Runs on the serial executor.
+     */
+    private Uni<Void> restoreCordons() {
+        return reads.readCordons().invoke(cordons -> {
+            if (!cordons.equals(memory.fleet.cordons())) {
+                memory.fleet.replaceCordons(cordons);
+                LOG.infof("%d host(s) cordoned by operators: %s", cordons.size(),
+                        cordons.keySet().stream().limit(20).toList());
+            }
+        }).replaceWithVoid();
     }
 
     private void lostTrack() {
@@ -344,13 +363,82 @@ public class SchedulerEngine {
         heardFrom(nodeId, at, null);
     }
 
-    /** A drain (or undrain) from node.events: no new work lands on a draining host. */
-    public Uni<Void> setDraining(String nodeId, boolean draining) {
+    /** What an operator's cordon, drain or undrain did: the host now, the jobs asked to move, whether it changed. */
+    public record Cordoned(ClusterSnapshot.NodeView node, String nodeId, List<String> jobsMoving, boolean changed) {
+    }
+
+    /**
+     * An operator keeps new work off a known host, durably (migration V9): with {@code drain}, every job with a
+     * worker there is also asked to checkpoint within {@code grace} (null: the preemption grace) and then stop and resume elsewhere, as for a
+     * rebalance recommendation (a job placed but not yet started is requeued at once). A repeat is harmless: it
+     * updates the reason, and a drain asks the jobs still on the host again, with the new grace.
+     */
+    public Uni<Cordoned> cordon(String nodeId, boolean drain, String reason, String subject, java.time.Duration grace) {
+        java.time.Duration within = grace != null ? grace : config.preemptionGrace();
+        if (!leader.leads()) {
+            return Uni.createFrom().failure(leader.notLeader());
+        }
         return txs.operation(changes -> {
-            memory.fleet.drain(nodeId, draining);
-            LOG.infof("host %s %s", nodeId, draining ? "drains" : "accepts work again");
-            return Uni.createFrom().voidItem();
+            memory.takeInWhatHostsSaid();
+            if (memory.fleet.node(nodeId).isEmpty()) {
+                return Uni.createFrom().failure(new HostNotFoundException(nodeId));
+            }
+            boolean changed = !reason.equals(memory.fleet.cordons().get(nodeId));
+            List<String> moving = drain ? memory.fleet.jobsOn(nodeId) : List.of();
+            long deadline = System.currentTimeMillis() + within.toMillis();
+            String why = "host " + nodeId + " drained by an operator: " + dev.gpucloud.contracts.limits.Check.clip(reason);
+            return txs.tx(changes, w -> w.session().find(HostCordonEntity.class, nodeId).flatMap(row -> {
+                        HostCordonEntity cordon = row != null ? row : new HostCordonEntity();
+                        cordon.nodeId = nodeId;
+                        cordon.drained = drain || row != null && row.drained;
+                        cordon.reason = reason;
+                        cordon.bySubject = subject;
+                        cordon.since = row != null ? row.since : Instant.now();
+                        return row != null ? Uni.createFrom().voidItem() : w.session().persist(cordon);
+                    }).call(() -> checkpointJobs(changes, moving, deadline, why)))
+                    .map(v -> {
+                        memory.fleet.cordon(nodeId, reason);
+                        LOG.infof("host %s %s by %s (%s)%s", nodeId, drain ? "drained" : "cordoned", subject,
+                                dev.gpucloud.contracts.limits.Check.clip(reason),
+                                moving.isEmpty() ? "" : ": asking " + moving.size() + " job(s) to move off");
+                        return new Cordoned(nodeView(nodeId), nodeId, moving, changed || !moving.isEmpty());
+                    });
         }).call(this::scheduleSoon);
+    }
+
+    /**
+     * Lifts an operator's cordon or drain, and a drain the host's own agent asked for: the host takes work again.
+     * Jobs a drain already asked to move still move. Works for a host that has left since, as long as it has a
+     * cordon.
+     */
+    public Uni<Cordoned> undrain(String nodeId, String subject) {
+        if (!leader.leads()) {
+            return Uni.createFrom().failure(leader.notLeader());
+        }
+        return txs.operation(changes -> {
+            memory.takeInWhatHostsSaid();
+            boolean known = memory.fleet.node(nodeId).isPresent();
+            boolean cordoned = memory.fleet.cordons().containsKey(nodeId);
+            if (!known && !cordoned) {
+                return Uni.createFrom().failure(new HostNotFoundException(nodeId));
+            }
+            boolean agentDrained = known && memory.fleet.node(nodeId).get().draining() && !cordoned;
+            return txs.tx(changes, w -> w.session().createMutationQuery(
+                                    "delete from HostCordonEntity where nodeId = :id").setParameter("id", nodeId)
+                            .executeUpdate())
+                    .map(deleted -> {
+                        memory.fleet.uncordon(nodeId);
+                        memory.fleet.drain(nodeId, false);
+                        LOG.infof("host %s takes work again: undrained by %s", nodeId, subject);
+                        return new Cordoned(known ? nodeView(nodeId) : null, nodeId, List.of(),
+                                cordoned || deleted > 0 || agentDrained);
+                    });
+        }).call(this::scheduleSoon);
+    }
+
+    private ClusterSnapshot.NodeView nodeView(String nodeId) {
+        return memory.fleet.node(nodeId).map(n -> ClusterSnapshot.view(memory.fleet, n, System.currentTimeMillis(),
+                config.hostTimeout().toMillis())).orElse(null);
     }
 
     /**

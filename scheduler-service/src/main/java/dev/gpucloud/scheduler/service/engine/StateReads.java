@@ -3,6 +3,7 @@ package dev.gpucloud.scheduler.service.engine;
 import dev.gpucloud.contracts.events.JobState;
 import dev.gpucloud.scheduler.lifecycle.GangSettlement;
 import dev.gpucloud.scheduler.service.persistence.AllocationEntity;
+import dev.gpucloud.scheduler.service.persistence.HostCordonEntity;
 import dev.gpucloud.scheduler.service.persistence.JobEntity;
 import io.smallrye.mutiny.Uni;
 import java.time.Duration;
@@ -62,6 +63,16 @@ final class StateReads {
                                 return new Changed(snapshot, allocs, jobs, byJob, tenants);
                             }));
                         })));
+    }
+
+    /** The operators' cordons (migration V9), by host id, with their reasons: a handful of rows, read whole. */
+    Uni<Map<String, String>> readCordons() {
+        return sessions.withSession(s -> s.createSelectionQuery("from HostCordonEntity", HostCordonEntity.class)
+                .getResultList().map(rows -> {
+                    Map<String, String> cordons = new HashMap<>();
+                    rows.forEach(r -> cordons.put(r.nodeId, r.reason));
+                    return cordons;
+                }));
     }
 
     /**

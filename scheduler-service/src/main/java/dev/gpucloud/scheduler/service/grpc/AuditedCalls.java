@@ -2,10 +2,14 @@ package dev.gpucloud.scheduler.service.grpc;
 
 import dev.gpucloud.contracts.events.AuditEvent;
 import dev.gpucloud.contracts.grpc.v1.CancelJobRequest;
+import dev.gpucloud.contracts.grpc.v1.ClusterServiceGrpc;
+import dev.gpucloud.contracts.grpc.v1.CordonNodeRequest;
+import dev.gpucloud.contracts.grpc.v1.DrainNodeRequest;
 import dev.gpucloud.contracts.grpc.v1.Job;
 import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
+import dev.gpucloud.contracts.grpc.v1.UndrainNodeRequest;
 import dev.gpucloud.identity.AuditEntries;
 import dev.gpucloud.identity.Caller;
 import dev.gpucloud.scheduler.service.messaging.AuditTrail;
@@ -25,7 +29,7 @@ import java.time.Instant;
 import java.util.Map;
 
 /**
- * Every mutating call of the API (SubmitJob, CancelJob) leaves one audit record when it ends, accepted or refused:
+ * Every mutating call of the API (SubmitJob, CancelJob, CordonNode, DrainNode, UndrainNode) leaves one audit record when it ends, accepted or refused:
  * {@link #outer()} stands in front of {@link Authentication}, so it sees refusals of calls without a valid token
  * too, and records how each call ended; {@link #inner()} stands behind it and tells the outer one who the caller
  * turned out to be. The request and the answer give the tenant and the target (the job); nothing of a spec is
@@ -37,7 +41,10 @@ public class AuditedCalls {
     /** The audited methods, by full gRPC name, and the action each is recorded as. */
     static final Map<String, String> ACTIONS = Map.of(
             JobServiceGrpc.getSubmitJobMethod().getFullMethodName(), "scheduler.SubmitJob",
-            JobServiceGrpc.getCancelJobMethod().getFullMethodName(), "scheduler.CancelJob");
+            JobServiceGrpc.getCancelJobMethod().getFullMethodName(), "scheduler.CancelJob",
+            ClusterServiceGrpc.getCordonNodeMethod().getFullMethodName(), "scheduler.CordonNode",
+            ClusterServiceGrpc.getDrainNodeMethod().getFullMethodName(), "scheduler.DrainNode",
+            ClusterServiceGrpc.getUndrainNodeMethod().getFullMethodName(), "scheduler.UndrainNode");
 
     private static final Context.Key<Slot> SLOT = Context.key("gpucloud.audit");
 
@@ -124,6 +131,13 @@ public class AuditedCalls {
             target = target.isEmpty() ? "request " + submit.getClientRequestId() : target;
         } else if (slot.request instanceof CancelJobRequest cancel) {
             target = target.isEmpty() ? cancel.getJobId() : target;
+        } else if (slot.request instanceof CordonNodeRequest cordon) {
+            target = "host " + cordon.getNodeId() + ": " + cordon.getReason();
+        } else if (slot.request instanceof DrainNodeRequest drain) {
+            target = "host " + drain.getNodeId() + ": " + drain.getReason()
+                    + (drain.getGraceSeconds() == 0 ? "" : " (grace " + drain.getGraceSeconds() + " s)");
+        } else if (slot.request instanceof UndrainNodeRequest undrain) {
+            target = "host " + undrain.getNodeId();
         }
         if (AuditEntries.tenantOrNone(tenant).isEmpty() && caller != null) {
             tenant = caller.onlyTenant().orElse("");

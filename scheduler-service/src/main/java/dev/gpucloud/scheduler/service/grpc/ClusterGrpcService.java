@@ -2,6 +2,8 @@ package dev.gpucloud.scheduler.service.grpc;
 
 import dev.gpucloud.contracts.grpc.v1.Capacity;
 import dev.gpucloud.contracts.grpc.v1.ClusterServiceGrpc;
+import dev.gpucloud.contracts.grpc.v1.CordonNodeRequest;
+import dev.gpucloud.contracts.grpc.v1.DrainNodeRequest;
 import dev.gpucloud.contracts.grpc.v1.GetCapacityRequest;
 import dev.gpucloud.contracts.grpc.v1.GetTenantUsageRequest;
 import dev.gpucloud.contracts.grpc.v1.Gpu;
@@ -9,18 +11,24 @@ import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
 import dev.gpucloud.contracts.grpc.v1.ListNodesResponse;
 import dev.gpucloud.contracts.grpc.v1.ModelCapacity;
 import dev.gpucloud.contracts.grpc.v1.Node;
+import dev.gpucloud.contracts.grpc.v1.NodeDrainResponse;
 import dev.gpucloud.contracts.grpc.v1.TenantUsage;
+import dev.gpucloud.contracts.grpc.v1.UndrainNodeRequest;
+import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.limits.Limits;
+import dev.gpucloud.identity.Caller;
 import dev.gpucloud.scheduler.service.engine.ClusterSnapshot.GpuView;
 import dev.gpucloud.scheduler.service.engine.ClusterSnapshot.NodeView;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import io.grpc.stub.StreamObserver;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** The ClusterService gRPC API: hosts and free capacity as the scheduler sees them. */
+/** The ClusterService gRPC API: hosts and free capacity as the scheduler sees them, and operators' cordons. */
 public class ClusterGrpcService extends ClusterServiceGrpc.ClusterServiceImplBase {
 
     private final SchedulerEngine engine;
@@ -141,6 +149,84 @@ public class ClusterGrpcService extends ClusterServiceGrpc.ClusterServiceImplBas
         }, f -> response.onError(GrpcErrors.toStatus(f)));
     }
 
+    /** The longest grace a drain may give its jobs to checkpoint: a day. */
+    static final int MAX_GRACE_SECONDS = 86_400;
+
+    /** Operators: no new work lands on the host; what runs there keeps running. */
+    @Override
+    public void cordonNode(CordonNodeRequest request, StreamObserver<NodeDrainResponse> response) {
+        cordon(request.getNodeId(), request.getReason(), false, 0, response);
+    }
+
+    /** Operators: a cordon, and every job on the host is asked to checkpoint within the grace and move. */
+    @Override
+    public void drainNode(DrainNodeRequest request, StreamObserver<NodeDrainResponse> response) {
+        cordon(request.getNodeId(), request.getReason(), true, request.getGraceSeconds(), response);
+    }
+
+    private void cordon(String nodeId, String reason, boolean drain, int graceSeconds,
+            StreamObserver<NodeDrainResponse> response) {
+        Caller caller;
+        Duration grace;
+        try {
+            caller = Authentication.caller();
+            Access.operator(caller, drain ? "drain hosts" : "cordon hosts");
+            nodeId(nodeId);
+            reason(reason);
+            if (graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS) {
+                throw GrpcErrors.invalid("field 'grace_seconds' must be within 0.." + MAX_GRACE_SECONDS
+                        + " (0: the scheduler's preemption grace), was " + Integer.toUnsignedString(graceSeconds));
+            }
+            grace = graceSeconds == 0 ? null : Duration.ofSeconds(graceSeconds);
+        } catch (IllegalArgumentException | io.grpc.StatusRuntimeException e) {
+            response.onError(GrpcErrors.toStatus(e));
+            return;
+        }
+        engine.cordon(nodeId, drain, reason, caller.subject(), grace)
+                .subscribe().with(c -> answer(c, response), f -> response.onError(GrpcErrors.toStatus(f)));
+    }
+
+    /** Operators: lifts a cordon or drain; the host takes work again. */
+    @Override
+    public void undrainNode(UndrainNodeRequest request, StreamObserver<NodeDrainResponse> response) {
+        Caller caller;
+        try {
+            caller = Authentication.caller();
+            Access.operator(caller, "undrain hosts");
+            nodeId(request.getNodeId());
+        } catch (IllegalArgumentException | io.grpc.StatusRuntimeException e) {
+            response.onError(GrpcErrors.toStatus(e));
+            return;
+        }
+        engine.undrain(request.getNodeId(), caller.subject())
+                .subscribe().with(c -> answer(c, response), f -> response.onError(GrpcErrors.toStatus(f)));
+    }
+
+    private static void answer(SchedulerEngine.Cordoned c, StreamObserver<NodeDrainResponse> response) {
+        response.onNext(NodeDrainResponse.newBuilder()
+                .setNode(c.node() != null ? node(c.node()) : Node.newBuilder().setNodeId(c.nodeId()).build())
+                .addAllJobsMoving(c.jobsMoving()).setChanged(c.changed()).build());
+        response.onCompleted();
+    }
+
+    private static void nodeId(String nodeId) {
+        Check.text(nodeId, Limits.ID, "node_id");
+    }
+
+    /** A reason is required, for the audit trail and the next operator: one line of text. */
+    private static void reason(String reason) {
+        Check.text(reason, Limits.DETAIL, "reason");
+        if (reason.isBlank()) {
+            throw GrpcErrors.invalid("field 'reason' must not be blank: say why, for the audit trail and the next"
+                    + " operator");
+        }
+        for (int i = 0; i < reason.length(); i++) {
+            if (Character.isISOControl(reason.charAt(i))) {
+                throw GrpcErrors.invalid("field 'reason' must be one line of text: a control character at " + i);
+            }
+        }
+    }
+
     private static Node node(NodeView node) {
         Node.Builder b = Node.newBuilder()
                 .setNodeId(node.nodeId())
@@ -151,7 +237,9 @@ public class ClusterGrpcService extends ClusterServiceGrpc.ClusterServiceImplBas
                 .setRdmaFabric(node.rdmaFabric() == null ? "" : node.rdmaFabric())
                 .setPriceMicrosPerHour(node.priceMicrosPerHour())
                 .setHealthy(node.healthy())
-                .setLastSeen(ProtoMapper.timestamp(node.lastSeen()));
+                .setLastSeen(ProtoMapper.timestamp(node.lastSeen()))
+                .setDraining(node.draining())
+                .setCordonReason(node.cordonReason() == null ? "" : node.cordonReason());
         for (GpuView gpu : node.gpus()) {
             b.addGpus(Gpu.newBuilder().setIndex(gpu.index()).setUuid(gpu.uuid()).setModel(gpu.model())
                     .setMemoryMib(gpu.memoryMib()).setNvlinkIsland(gpu.nvlinkIsland())

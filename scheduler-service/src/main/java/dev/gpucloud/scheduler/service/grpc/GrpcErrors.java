@@ -3,6 +3,7 @@ package dev.gpucloud.scheduler.service.grpc;
 import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.scheduler.service.engine.AdmissionException;
 import dev.gpucloud.scheduler.service.engine.DatabaseFailures;
+import dev.gpucloud.scheduler.service.engine.HostNotFoundException;
 import dev.gpucloud.scheduler.service.engine.JobNotFoundException;
 import dev.gpucloud.scheduler.service.leader.NotLeaderException;
 import io.grpc.Metadata;
@@ -48,7 +49,7 @@ final class GrpcErrors {
             return Status.UNAVAILABLE.withDescription("the scheduler cannot reach its database just now; retry")
                     .asRuntimeException();
         }
-        if (failure instanceof JobNotFoundException) {
+        if (failure instanceof JobNotFoundException || failure instanceof HostNotFoundException) {
             return Status.NOT_FOUND.withDescription(failure.getMessage()).asRuntimeException();
         }
         LOG.error("internal error serving a gRPC call", failure);

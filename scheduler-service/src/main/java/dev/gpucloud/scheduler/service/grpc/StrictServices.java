@@ -50,15 +50,19 @@ final class StrictServices {
         private final ClusterGrpcService service;
 
         private final Authentication authentication;
+        private final AuditedCalls audited;
 
-        Cluster(SchedulerEngine engine, Authentication authentication) {
+        Cluster(SchedulerEngine engine, Authentication authentication, AuditedCalls audited) {
             this.service = new ClusterGrpcService(engine);
             this.authentication = authentication;
+            this.audited = audited;
         }
 
+        /** As for JobService: the cordons and drains are recorded. */
         @Override
         public ServerServiceDefinition bindService() {
-            return ServerInterceptors.intercept(StrictRequests.of(service.bindService()), authentication);
+            return ServerInterceptors.intercept(StrictRequests.of(service.bindService()), audited.inner(),
+                    authentication, audited.outer());
         }
     }
 }

@@ -12,6 +12,8 @@ import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.grpc.v1.CancelJobRequest;
 import dev.gpucloud.contracts.grpc.v1.ClusterServiceGrpc;
+import dev.gpucloud.contracts.grpc.v1.CordonNodeRequest;
+import dev.gpucloud.contracts.grpc.v1.DrainNodeRequest;
 import dev.gpucloud.contracts.grpc.v1.GetCapacityRequest;
 import dev.gpucloud.contracts.grpc.v1.GetJobRequest;
 import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
@@ -19,6 +21,7 @@ import dev.gpucloud.contracts.grpc.v1.JobSpec;
 import dev.gpucloud.contracts.grpc.v1.ListJobsRequest;
 import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
+import dev.gpucloud.contracts.grpc.v1.UndrainNodeRequest;
 import dev.gpucloud.contracts.grpc.v1.WatchJobRequest;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.identity.BearerToken;
@@ -90,6 +93,10 @@ class AuthenticationTest {
         MATRIX.put("gpucloud.v1.ClusterService/ListNodes", List.of(UNAUTH, UNAUTH, DENIED, DENIED, DENIED, DENIED, OK));
         MATRIX.put("gpucloud.v1.ClusterService/GetCapacity", List.of(UNAUTH, UNAUTH, OK, OK, OK, OK, OK));
         MATRIX.put("gpucloud.v1.ClusterService/GetTenantUsage", List.of(UNAUTH, UNAUTH, DENIED, DENIED, OK, OK, OK));
+        MATRIX.put("gpucloud.v1.ClusterService/CordonNode", List.of(UNAUTH, UNAUTH, DENIED, DENIED, DENIED, DENIED, OK));
+        MATRIX.put("gpucloud.v1.ClusterService/DrainNode", List.of(UNAUTH, UNAUTH, DENIED, DENIED, DENIED, DENIED, OK));
+        // last: the host takes work again
+        MATRIX.put("gpucloud.v1.ClusterService/UndrainNode", List.of(UNAUTH, UNAUTH, DENIED, DENIED, DENIED, DENIED, OK));
     }
 
     @TestHTTPResource("/")
@@ -163,10 +170,87 @@ class AuthenticationTest {
         assertThat(malformed.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     }
 
+    /** The host {@link #hostKnown} makes known. */
+    private String node() {
+        return "auth-" + model.toLowerCase();
+    }
+
+    @Test
+    void an_operator_cordons_drains_and_undrains_a_host_and_every_attempt_is_audited() {
+        hostKnown();
+        String node = node();
+        try (TestKafka kafka = new TestKafka(); TopicTail audit = kafka.tail(Topics.AUDIT_EVENTS.name())) {
+            ClusterServiceGrpc.ClusterServiceBlockingStub op = ClusterServiceGrpc.newBlockingStub(channel)
+                    .withCallCredentials(as(Who.OPERATOR)).withDeadlineAfter(30, TimeUnit.SECONDS);
+            var denied = statusOf(() -> ClusterServiceGrpc.newBlockingStub(channel).withCallCredentials(
+                    as(Who.TENANT_ADMIN)).withDeadlineAfter(30, TimeUnit.SECONDS).cordonNode(
+                    CordonNodeRequest.newBuilder().setNodeId(node).setReason("mine now").build()));
+            assertThat(denied.getCode()).isEqualTo(DENIED);
+            assertThat(denied.getDescription()).contains("may not cordon hosts: that takes the role operator");
+
+            var cordoned = op.cordonNode(CordonNodeRequest.newBuilder().setNodeId(node).setReason("replace NIC").build());
+            var again = op.cordonNode(CordonNodeRequest.newBuilder().setNodeId(node).setReason("replace NIC").build());
+
+            assertThat(cordoned.getChanged()).isTrue();
+            assertThat(again.getChanged()).as("a repeat changes nothing").isFalse();
+            assertThat(cordoned.getNode().getDraining()).isTrue();
+            assertThat(cordoned.getNode().getHealthy()).isFalse();
+            assertThat(cordoned.getNode().getCordonReason()).isEqualTo("replace NIC");
+            var listed = op.listNodes(ListNodesRequest.newBuilder().setGpuModel(model).build()).getNodes(0);
+            assertThat(listed.getCordonReason()).isEqualTo("replace NIC");
+            var drained = op.drainNode(DrainNodeRequest.newBuilder().setNodeId(node).setReason("RMA").build());
+            assertThat(drained.getNode().getCordonReason()).isEqualTo("RMA");
+            var undrained = op.undrainNode(UndrainNodeRequest.newBuilder().setNodeId(node).build());
+            assertThat(undrained.getChanged()).isTrue();
+            assertThat(undrained.getNode().getDraining()).isFalse();
+            assertThat(undrained.getNode().getCordonReason()).isEmpty();
+            assertThat(op.undrainNode(UndrainNodeRequest.newBuilder().setNodeId(node).build()).getChanged()).isFalse();
+
+            // bad input: each refused with what is wrong, nothing changed
+            Map<String, Runnable> bad = new LinkedHashMap<>();
+            bad.put("field 'node_id' must not be blank", () -> op.cordonNode(CordonNodeRequest.newBuilder()
+                    .setReason("x").build()));
+            bad.put("field 'reason' must not be blank", () -> op.cordonNode(CordonNodeRequest.newBuilder()
+                    .setNodeId(node).setReason(" ").build()));
+            bad.put("field 'reason' must be one line of text", () -> op.drainNode(DrainNodeRequest.newBuilder()
+                    .setNodeId(node).setReason("a\nb").build()));
+            bad.put("field 'grace_seconds' must be within 0..86400", () -> op.drainNode(DrainNodeRequest.newBuilder()
+                    .setNodeId(node).setReason("x").setGraceSeconds(86_401).build()));
+            bad.put("field 'node_id' must be at most 128 characters", () -> op.cordonNode(CordonNodeRequest.newBuilder()
+                    .setNodeId("n".repeat(129)).setReason("x").build()));
+            bad.put("host '../etc/passwd' is not known to the scheduler", () -> op.cordonNode(
+                    CordonNodeRequest.newBuilder().setNodeId("../etc/passwd").setReason("x").build()));
+            bad.put("host 'x' or 1=1 --' is not known to the scheduler", () -> op.undrainNode(
+                    UndrainNodeRequest.newBuilder().setNodeId("x' or 1=1 --").build()));
+            bad.forEach((message, call) -> assertThat(statusOf(call).getDescription()).as(message).contains(message));
+            assertThat(statusOf(bad.get("host '../etc/passwd' is not known to the scheduler")).getCode())
+                    .isEqualTo(HIDDEN);
+            assertThat(op.listNodes(ListNodesRequest.newBuilder().setGpuModel(model).build()).getNodes(0)
+                    .getDraining()).isFalse();
+
+            // the tests of this class run one at a time: every record from here on is this test's
+            List<AuditEvent> records = audit.until(r -> true, found -> found.size() >= 6 + bad.size() + 1,
+                            Duration.ofSeconds(20)).stream()
+                    .map(r -> EventRecords.decode(Topics.AUDIT_EVENTS, r).payload())
+                    .sorted(java.util.Comparator.comparing(AuditEvent::occurredAt)).toList();
+            assertThat(records).extracting(AuditEvent::action, AuditEvent::subject, AuditEvent::result)
+                    .startsWith(
+                            tuple("scheduler.CordonNode", "ann", "PERMISSION_DENIED"),
+                            tuple("scheduler.CordonNode", "op", "OK"),
+                            tuple("scheduler.CordonNode", "op", "OK"),
+                            tuple("scheduler.DrainNode", "op", "OK"),
+                            tuple("scheduler.UndrainNode", "op", "OK"),
+                            tuple("scheduler.UndrainNode", "op", "OK"));
+            assertThat(records.get(1).target()).isEqualTo("host " + node + ": replace NIC");
+            assertThat(records.subList(6, records.size())).extracting(AuditEvent::result)
+                    .containsOnly("INVALID_ARGUMENT", "NOT_FOUND");
+        }
+    }
+
     /** Makes a host the scheduler's jobs fit on known to it. */
     private void hostKnown() {
         try (TestKafka kafka = new TestKafka()) {
-            String node = "auth-" + model.toLowerCase();
+            String node = node();
             List<GpuDevice> devices = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
                 devices.add(new GpuDevice(i, node + "-" + i, model, 40_960, null, 0, false, List.of()));
@@ -184,6 +268,11 @@ class AuthenticationTest {
                 return false;
             }
         });
+        // a scheduler just started may still be reading older hosts and accept before it knows this one
+        ClusterServiceGrpc.ClusterServiceBlockingStub operator = ClusterServiceGrpc.newBlockingStub(channel)
+                .withCallCredentials(as(Who.OPERATOR));
+        await().atMost(Duration.ofSeconds(60)).until(() -> operator.withDeadlineAfter(30, TimeUnit.SECONDS)
+                .listNodes(ListNodesRequest.newBuilder().setGpuModel(model).build()).getNodesCount() == 1);
     }
 
     @Test
@@ -359,6 +448,12 @@ class AuthenticationTest {
             case "gpucloud.v1.ClusterService/GetCapacity" -> () -> c.getCapacity(GetCapacityRequest.getDefaultInstance());
             case "gpucloud.v1.ClusterService/GetTenantUsage" -> () -> c.getTenantUsage(
                     dev.gpucloud.contracts.grpc.v1.GetTenantUsageRequest.newBuilder().setTenant(tenant).build());
+            case "gpucloud.v1.ClusterService/CordonNode" -> () -> c.cordonNode(
+                    CordonNodeRequest.newBuilder().setNodeId(node()).setReason("matrix").build());
+            case "gpucloud.v1.ClusterService/DrainNode" -> () -> c.drainNode(
+                    DrainNodeRequest.newBuilder().setNodeId(node()).setReason("matrix").setGraceSeconds(60).build());
+            case "gpucloud.v1.ClusterService/UndrainNode" -> () -> c.undrainNode(
+                    UndrainNodeRequest.newBuilder().setNodeId(node()).build());
             default -> throw new AssertionError("no call for " + m);
         };
         try {
