@@ -1276,8 +1276,10 @@ class SchedulerKillIT {
     }
 
     static String get(int port, String path) throws IOException, InterruptedException {
+        // the operator's token: the agent's own endpoints answer operators only
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+                .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     static void copyTree(Path from, Path to) throws IOException {

@@ -45,7 +45,9 @@ public class TestIssuer implements QuarkusTestResourceLifecycleManager {
         return Map.of(
                 "gpucloud.auth.enabled", "true",
                 "quarkus.oidc.tenant-enabled", "true",
-                "quarkus.oidc.auth-server-url", issuer().issuer());
+                "quarkus.oidc.auth-server-url", issuer().issuer(),
+                // the node agent verifies tokens itself (AgentAccess), from the same issuer
+                "gpucloud.auth.issuer", issuer().issuer());
     }
 
     @Override
