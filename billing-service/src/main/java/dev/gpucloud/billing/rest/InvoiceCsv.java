@@ -42,7 +42,8 @@ final class InvoiceCsv {
             csv.append(prefix).append("ADJUSTMENT,").append(manual.month()).append(",,,,0,0,")
                     .append(manual.amountMicros()).append(",,,").append(text(manual.reason())).append("\r\n");
         }
-        csv.append(prefix).append("TOTAL,,,,,,,,").append(statement.totalMicros()).append(",,,\r\n");
+        // the total under amount_micros, in a row as wide as the header
+        csv.append(prefix).append("TOTAL,,,,,,,").append(statement.totalMicros()).append(",,,\r\n");
         return csv.toString();
     }
 

@@ -144,7 +144,7 @@ class BillingApiTest {
                 .contentType(startsWith("text/csv"))
                 .header("Content-Disposition", containsString("invoice-" + tenant + "-2025-06.csv"))
                 .body(startsWith(InvoiceCsv.HEADER + "\r\n"))
-                .body(containsString(tenant + ",2025-06,OPEN,TOTAL,,,,,,,,0,,,"));
+                .body(containsString(tenant + ",2025-06,OPEN,TOTAL,,,,,,,0,,,\r\n"));
     }
 
     @Test
