@@ -299,6 +299,10 @@ class BillingApiTest {
                 .body("paths", hasKey("/invoices/{tenant}/{month}/lines"))
                 .body("paths", hasKey("/catalog/entries"))
                 .body("paths", hasKey("/advisor/{tenant}"))
+                .body("paths.'/invoices/{tenant}/{month}/close'", hasKey("post"))
+                .body("paths.'/invoices/{tenant}/adjustments'", hasKey("post"))
+                .body("paths.'/invoices/{tenant}/adjustments'.post.parameters.name", hasItem("Idempotency-Key"))
+                .body("components.schemas", hasKey("NewAdjustment"))
                 .body("components.schemas", hasKey("AdjustmentLine"));
     }
 }
