@@ -234,7 +234,10 @@ public class FinanceResource {
     /** An accepted call names what it changed; a refused one what it tried to. */
     private static String targetOf(String asked, Response response) {
         if (response.getEntity() instanceof AdjustmentView booked) {
-            return "adjustment " + booked.id() + " of " + booked.amountMicros() + " micro-USD on " + booked.month();
+            // the amount and month first: gpucloud audit's table shows a target's first 28 characters
+            java.math.BigDecimal usd = java.math.BigDecimal.valueOf(booked.amountMicros(), 6).stripTrailingZeros();
+            return (usd.scale() < 2 ? usd.setScale(2) : usd).toPlainString() + " USD on " + booked.month()
+                    + " (adjustment " + booked.id() + ")";
         }
         return asked;
     }

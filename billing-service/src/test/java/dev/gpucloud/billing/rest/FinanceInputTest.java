@@ -241,7 +241,7 @@ class FinanceInputTest {
             assertThat(records.get(4).reason()).contains("already closed");
             assertThat(records.get(5).target()).isEqualTo("adjustment key " + key);
             assertThat(records.get(6).reason()).contains("not valid JSON");
-            assertThat(records.get(7).target()).isEqualTo("adjustment " + id + " of -1000000 micro-USD on " + current);
+            assertThat(records.get(7).target()).isEqualTo("-1.00 USD on " + current + " (adjustment " + id + ")");
             assertThat(records.get(8).reason()).contains("a repeat of key " + key);
             assertThat(records.get(9).reason()).contains("a new adjustment needs a new key");
         }
