@@ -37,7 +37,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  * ({@link #close}) and its lines are frozen in {@code invoice_line}. A closed month never changes: whatever it
  * still owes (late usage, held usage priced since) is an adjustment on the tenant's next open invoice,
  * computed as "priced now minus billed so far" ({@link Adjustments}) and frozen when that invoice closes.
- * Every query names the tenant.
+ * Finance's manual adjustments ({@link AdjustmentBook}) count on the open invoice they were booked on and are
+ * frozen with it. Every query names the tenant.
  */
 @ApplicationScoped
 public class InvoiceBook {
