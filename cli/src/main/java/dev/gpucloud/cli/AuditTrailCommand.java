@@ -40,7 +40,8 @@ import picocli.CommandLine.Option;
  * prints the newest records that pass the filters, oldest first. It reads with no consumer group, so it moves
  * nobody's offsets; who may read the topic at all is the broker's to decide.
  */
-@Command(name = "audit", description = "Every mutating call (submit, cancel, catalog change), accepted or refused:"
+@Command(name = "audit", description = "Every mutating call (submit, cancel, catalog change, invoice close and"
+        + " adjustment), accepted or refused:"
         + " who, tenant, what, when, from where, result; read from the audit.events topic.")
 final class AuditTrailCommand implements Callable<Integer> {
 

@@ -68,7 +68,7 @@ import picocli.CommandLine.Parameters;
                 GpucloudCli.Watch.class, GpucloudCli.Cancel.class, GpucloudCli.Nodes.class,
                 GpucloudCli.CapacityCommand.class, GpucloudCli.Usage.class, GpucloudCli.Cordon.class,
                 GpucloudCli.Drain.class, GpucloudCli.Undrain.class, Identity.Login.class, Identity.WhoAmI.class,
-                Identity.Issuer.class, AuditTrailCommand.class})
+                Identity.Issuer.class, AuditTrailCommand.class, InvoiceCommands.class})
 public class GpucloudCli {
 
     @Option(names = "--scheduler", defaultValue = "${env:GPUCLOUD_SCHEDULER:-localhost:8081}",
@@ -139,6 +139,9 @@ public class GpucloudCli {
         }
         if (e instanceof AuditTrailCommand.BrokerProblem broker) {
             return broker.getMessage();
+        }
+        if (e instanceof BillingApi.Failure billing) {
+            return billing.getMessage();
         }
         if (e instanceof StatusRuntimeException sre) {
             Status status = sre.getStatus();

@@ -35,6 +35,7 @@ class AuditTrailCommandTest {
     static String bootstrap;
     static String acme;
     static String globex;
+    static String initech;
     static final Instant NOW = Instant.now().truncatedTo(ChronoUnit.MILLIS);
 
     record Result(int code, String out, String err) {
@@ -46,6 +47,7 @@ class AuditTrailCommandTest {
         String run = UUID.randomUUID().toString().substring(0, 8);
         acme = "acme-" + run;
         globex = "globex-" + run;
+        initech = "initech-" + run;
         List<AuditEvent> events = List.of(
                 new AuditEvent("ops", acme, List.of("operator"), "scheduler.SubmitJob", "job-old", NOW.minus(
                         Duration.ofHours(3)), "10.0.0.9:40000", AuditEvent.OK, ""),
@@ -54,7 +56,13 @@ class AuditTrailCommandTest {
                 new AuditEvent("alice", acme, List.of("member"), "scheduler.CancelJob", "job-1", NOW.minusSeconds(20),
                         "127.0.0.1:50002", AuditEvent.OK, ""),
                 new AuditEvent("bob", globex, List.of("member"), "scheduler.CancelJob", "job-1", NOW.minusSeconds(10),
-                        "127.0.0.1:50003", "NOT_FOUND", "job 'job-1' not found"));
+                        "127.0.0.1:50003", "NOT_FOUND", "job 'job-1' not found"),
+                new AuditEvent("fin", initech, List.of("finance"), "billing.invoice.adjust",
+                        "-12.50 USD on 2025-07 (adjustment 7)", NOW.minusSeconds(8), "127.0.0.1:50004",
+                        AuditEvent.OK, ""),
+                new AuditEvent("ops", initech, List.of("operator"), "billing.invoice.close", "invoice " + initech
+                        + " 2025-06", NOW.minusSeconds(5), "127.0.0.1:50005", "PERMISSION_DENIED",
+                        "'ops' (operator) may not close invoices: that takes the role finance"));
         Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(config, new StringSerializer(),
                 new ByteArraySerializer())) {
@@ -98,6 +106,14 @@ class AuditTrailCommandTest {
         // the broker may hold earlier runs' garbage too: at least this run's is counted
         assertThat(r.err()).containsPattern("note: skipped [1-9][0-9]* record\\(s\\) of audit.events that are not"
                 + " audit records");
+    }
+
+    @Test
+    void finances_closes_and_adjustments_are_found_by_the_last_part_of_their_action() {
+        assertThat(rows(audit("--tenant", initech, "--action", "adjust"))).singleElement().satisfies(row -> assertThat(
+                row).contains("fin", "billing.invoice.adjust", "-12.50 USD on 2025-07", "OK"));
+        assertThat(rows(audit("--tenant", initech, "--action", "Close"))).singleElement().satisfies(row -> assertThat(
+                row).contains("ops", "billing.invoice.close", "PERMISSION_DENIED", "takes the role finance"));
     }
 
     @Test

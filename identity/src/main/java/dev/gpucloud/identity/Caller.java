@@ -104,6 +104,14 @@ public record Caller(String subject, Set<String> tenants, Set<Role> roles, boole
         return actsFor(tenant) || has(Role.FINANCE) || has(Role.OPERATOR);
     }
 
+    /**
+     * May close any tenant's invoices and book adjustments on them: finance alone. Operators read invoices but do
+     * not change what a tenant owes, and a tenant's own people never set their own bill.
+     */
+    public boolean changesInvoices() {
+        return has(Role.FINANCE);
+    }
+
     /** May read {@code tenant}'s quotas and usage: its tenant-admins, finance and operators. */
     public boolean readsUsageOf(String tenant) {
         return unrestricted || (tenants.contains(tenant) && roles.contains(Role.TENANT_ADMIN)) || has(Role.FINANCE)

@@ -28,6 +28,10 @@ class CallerTest {
         assertThat(operator.readsJobsOf("globex")).isTrue();
         assertThat(operator.readsEveryTenantsJobs()).isTrue();
         assertThat(operator.actsFor("globex")).isFalse();
+        assertThat(finance.changesInvoices()).isTrue();
+        assertThat(operator.changesInvoices()).isFalse();
+        assertThat(admin.changesInvoices()).isFalse();
+        assertThat(member.changesInvoices()).isFalse();
         assertThat(nobody.roles()).isEmpty();
         assertThat(nobody.readsJobsOf("acme")).isFalse();
         assertThat(Caller.authenticationOff().actsFor("anything")).isTrue();

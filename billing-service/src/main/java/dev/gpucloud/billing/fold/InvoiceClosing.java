@@ -3,6 +3,7 @@ package dev.gpucloud.billing.fold;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.YearMonth;
+import java.util.Collection;
 import java.util.Objects;
 import java.util.Set;
 
@@ -32,6 +33,30 @@ public record InvoiceClosing(Duration grace) {
     public YearMonth lastDueMonth(Instant now) {
         YearMonth month = YearMonth.from(now.minus(grace).atOffset(java.time.ZoneOffset.UTC));
         return isDue(month, now) ? month : month.minusMonths(1);
+    }
+
+    /**
+     * Whether {@code month} has ended at {@code now}: only then may finance close it ahead of its grace period. A
+     * month still running can get more usage, so closing it would only move that usage to the next invoice.
+     */
+    public static boolean hasEnded(YearMonth month, Instant now) {
+        return !now.isBefore(Interval.month(month).to());
+    }
+
+    /**
+     * The invoice a manual adjustment goes on when finance names no month: the earliest month that is not closed
+     * among the months the tenant has something billed in ({@code active}: usage, adjustments) and the current
+     * one, never later than the current one. So a credit lands on the invoice the tenant gets next, and never on
+     * a month long past that nothing would otherwise bill.
+     */
+    public static YearMonth earliestOpen(Collection<YearMonth> active, Set<YearMonth> closed, YearMonth current) {
+        YearMonth earliest = null;
+        for (YearMonth month : active) {
+            if (!closed.contains(month) && !month.isAfter(current) && (earliest == null || month.isBefore(earliest))) {
+                earliest = month;
+            }
+        }
+        return earliest != null ? earliest : nextOpen(current.minusMonths(1), closed);
     }
 
     /** The invoice an adjustment for closed month {@code late} goes on: the first month after it not yet closed. */

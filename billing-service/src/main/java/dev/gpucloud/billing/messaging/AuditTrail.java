@@ -11,7 +11,8 @@ import org.eclipse.microprofile.reactive.messaging.OnOverflow;
 import org.jboss.logging.Logger;
 
 /**
- * Publishes the audit record of every request that changes something (a catalog price) on {@code audit.events}.
+ * Publishes the audit record of every request that changes something (a catalog price, an invoice closed early,
+ * a manual adjustment) on {@code audit.events}.
  * Auditing never holds up or fails a request: a record is handed to the producer and not waited for; while the
  * broker is slow or away records wait in a bounded buffer, and what does not fit is dropped with a warning that
  * counts it.

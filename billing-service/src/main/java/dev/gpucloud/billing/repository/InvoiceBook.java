@@ -7,6 +7,7 @@ import dev.gpucloud.billing.fold.InvoiceCalculator;
 import dev.gpucloud.billing.fold.InvoiceClosing;
 import dev.gpucloud.billing.fold.InvoiceLine;
 import dev.gpucloud.billing.fold.InvoiceStatement;
+import dev.gpucloud.billing.fold.ManualAdjustment;
 import dev.gpucloud.billing.fold.PriceCatalog;
 import dev.gpucloud.billing.fold.ReservedCommitment;
 import dev.gpucloud.contracts.events.CapacityType;
@@ -36,7 +37,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  * ({@link #close}) and its lines are frozen in {@code invoice_line}. A closed month never changes: whatever it
  * still owes (late usage, held usage priced since) is an adjustment on the tenant's next open invoice,
  * computed as "priced now minus billed so far" ({@link Adjustments}) and frozen when that invoice closes.
- * Every query names the tenant.
+ * Finance's manual adjustments ({@link AdjustmentBook}) count on the open invoice they were booked on and are
+ * frozen with it. Every query names the tenant.
  */
 @ApplicationScoped
 public class InvoiceBook {
@@ -44,14 +46,22 @@ public class InvoiceBook {
     private static final Logger LOG = Logger.getLogger(InvoiceBook.class);
 
     private static final String CLOSED_MONTHS = "SELECT month, closed_at FROM invoice WHERE tenant = $1";
+    /**
+     * A closed invoice's frozen lines; a MANUAL line with the adjustment it froze (its id, key, who booked it and
+     * when; the amount and reason are the line's own, frozen copies).
+     */
     private static final String LINES = """
-            SELECT kind, for_month, reason, job_id, sku, capacity_type, seconds, rate_micros_per_hour, amount_micros,
-                   flag, rate_from
-            FROM invoice_line WHERE tenant = $1 AND month = $2 ORDER BY line_no""";
+            SELECT l.kind, l.for_month, l.reason, l.job_id, l.sku, l.capacity_type, l.seconds, l.rate_micros_per_hour,
+                   l.amount_micros, l.flag, l.rate_from, m.id, m.idempotency_key, m.tenant, m.month, m.booked_by,
+                   m.booked_at
+            FROM invoice_line l LEFT JOIN manual_adjustment m ON m.id = l.adjustment_id
+            WHERE l.tenant = $1 AND l.month = $2 ORDER BY l.line_no""";
+    /** What a closed month's usage was billed so far: its USAGE lines and later ADJUSTMENTs for it, never MANUAL ones. */
     private static final String BILLED_FOR = """
             SELECT kind, for_month, reason, job_id, sku, capacity_type, seconds, rate_micros_per_hour, amount_micros,
                    flag, rate_from
-            FROM invoice_line WHERE tenant = $1 AND for_month = $2 ORDER BY month, line_no""";
+            FROM invoice_line WHERE tenant = $1 AND for_month = $2 AND kind IN ('USAGE', 'ADJUSTMENT')
+            ORDER BY month, line_no""";
     private static final String PENDING = """
             SELECT id, month, reason FROM late_usage WHERE tenant = $1 AND settled_in IS NULL ORDER BY month, id""";
     private static final String INSERT_INVOICE = """
@@ -59,8 +69,8 @@ public class InvoiceBook {
             ON CONFLICT (tenant, month) DO NOTHING RETURNING closed_at""";
     private static final String INSERT_LINE = """
             INSERT INTO invoice_line (tenant, month, line_no, kind, for_month, reason, job_id, sku, capacity_type,
-                                      seconds, rate_micros_per_hour, amount_micros, flag, rate_from)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)""";
+                                      seconds, rate_micros_per_hour, amount_micros, flag, rate_from, adjustment_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)""";
     private static final String SETTLE = """
             UPDATE late_usage SET settled_in = $2
             WHERE tenant = $1 AND settled_in IS NULL AND month = ANY($3) AND id <= $4""";
@@ -84,11 +94,13 @@ public class InvoiceBook {
     private final BillingPolicy policy;
     private final List<ReservedCommitment> commitments;
     private final InvoiceClosing closing;
+    private final AdjustmentBook manual;
 
     public InvoiceBook(Pool pool, UsageHistory history, CatalogStore catalogs, InvoiceCalculator configured,
-            BillingConfig config) {
+            BillingConfig config, AdjustmentBook manual) {
         this.pool = pool;
         this.history = history;
+        this.manual = manual;
         this.catalogs = catalogs;
         this.policy = configured.policy();
         this.commitments = configured.commitments();
@@ -99,7 +111,10 @@ public class InvoiceBook {
         return closing;
     }
 
-    /** The tenant's invoice for {@code month}: frozen if closed, else priced now with the adjustments it carries. */
+    /**
+     * The tenant's invoice for {@code month}: frozen if closed, else priced now with the adjustments it carries and
+     * the manual adjustments booked on it.
+     */
     public Uni<InvoiceStatement> statement(String tenant, YearMonth month) {
         return closedMonths(pool, tenant).flatMap(closed -> {
             if (closed.containsKey(month)) {
@@ -110,30 +125,38 @@ public class InvoiceBook {
                 return history.allocations(pool, tenant, month)
                         .map(allocations -> calculator.invoice(tenant, month, allocations))
                         .flatMap(invoice -> adjustmentsOn(pool, calculator, tenant, month, closed.keySet())
-                                .map(carried -> new InvoiceStatement(tenant, month, null, invoice.lines(),
-                                        carried.lines())));
+                                .flatMap(carried -> manual.onInvoice(pool, tenant, month)
+                                        .map(booked -> new InvoiceStatement(tenant, month, null, invoice.lines(),
+                                                carried.lines(), booked))));
             });
         });
     }
 
-    /** The months the tenant has usage in or an invoice for, oldest first, and which of them are closed. */
+    /**
+     * The months the tenant has usage in, manual adjustments on or an invoice for, oldest first, and which of them
+     * are closed.
+     */
     public Uni<Map<YearMonth, Boolean>> months(String tenant) {
-        return history.months(tenant).flatMap(used -> closedMonths(pool, tenant).map(closed -> {
+        return history.months(tenant).flatMap(used -> manual.months(pool, tenant).flatMap(booked -> closedMonths(pool,
+                tenant).map(closed -> {
             Map<YearMonth, Boolean> months = new TreeMap<>();
             used.forEach(month -> months.put(month, closed.containsKey(month)));
+            booked.forEach(month -> months.put(month, closed.containsKey(month)));
             closed.keySet().forEach(month -> months.put(month, true));
             return months;
-        }));
+        })));
     }
 
     /**
      * Closes the tenant's invoice for {@code month}: prices it, with the adjustments it carries for earlier
-     * closed months, and freezes the lines, in one transaction that first waits for the usage transactions in
-     * flight and holds new ones back until it commits (a SHARE lock on {@code allocation_interval}), so usage
-     * is either on this invoice or recorded as late. Returns false if it was closed already.
+     * closed months and the manual adjustments booked on it, and freezes the lines, in one transaction that first
+     * waits for the usage transactions and bookings in flight and holds new ones back until it commits (SHARE locks
+     * on {@code allocation_interval} and {@code manual_adjustment}), so usage is either on this invoice or recorded
+     * as late, and a booking either on this invoice or refused for it. Returns false if it was closed already.
      */
     public Uni<Boolean> close(String tenant, YearMonth month) {
         return pool.withTransaction(conn -> conn.query("LOCK TABLE allocation_interval IN SHARE MODE").execute()
+                .flatMap(locked -> conn.query("LOCK TABLE manual_adjustment IN SHARE MODE").execute())
                 .flatMap(locked -> closedMonths(conn, tenant))
                 .flatMap(closed -> {
                     if (closed.containsKey(month)) {
@@ -144,8 +167,10 @@ public class InvoiceBook {
                         return history.allocations(conn, tenant, month)
                                 .map(allocations -> calculator.invoice(tenant, month, allocations))
                                 .flatMap(invoice -> adjustmentsOn(conn, calculator, tenant, month, closed.keySet())
-                                        .flatMap(carried -> freeze(conn, new InvoiceStatement(tenant, month,
-                                                Instant.EPOCH, invoice.lines(), carried.lines()), carried)));
+                                        .flatMap(carried -> manual.onInvoice(conn, tenant, month)
+                                                .flatMap(booked -> freeze(conn, new InvoiceStatement(tenant, month,
+                                                        Instant.EPOCH, invoice.lines(), carried.lines(), booked),
+                                                        carried))));
                     });
                 }));
     }
@@ -188,13 +213,18 @@ public class InvoiceBook {
                     .collect().asList()
                     .map(lists -> lists.stream().flatMap(List::stream).toList());
         });
-        return byUsage.flatMap(usage -> byLate.map(late -> {
+        // a month with nothing but manual adjustments on it closes in turn too
+        Uni<List<Candidate>> byManual = manual.openInvoices(onlyTenant).map(open -> open.stream()
+                .filter(invoice -> !invoice.getValue().isAfter(lastDue))
+                .map(invoice -> new Candidate(invoice.getKey(), invoice.getValue())).toList());
+        return byUsage.flatMap(usage -> byLate.flatMap(late -> byManual.map(booked -> {
             TreeSet<Candidate> all = new TreeSet<>((a, b) -> a.month().equals(b.month())
                     ? a.tenant().compareTo(b.tenant()) : a.month().compareTo(b.month()));
             all.addAll(usage);
             all.addAll(late);
+            all.addAll(booked);
             return List.copyOf(all);
-        })).flatMap(candidates -> Multi.createFrom().iterable(candidates)
+        }))).flatMap(candidates -> Multi.createFrom().iterable(candidates)
                 .onItem().transformToUniAndConcatenate(candidate -> close(candidate.tenant(), candidate.month())
                         .invoke(done -> {
                             if (done) {
@@ -274,14 +304,19 @@ public class InvoiceBook {
                         rows.add(Tuple.from(Arrays.asList(tenant, month, ++lineNo, "USAGE", month, null,
                                 line.jobId(), line.sku(), line.capacityType().name(), line.seconds(),
                                 line.rateMicrosPerHour(), line.amountMicros(), line.flag(),
-                                line.rateFrom() == null ? null : Timestamps.utc(line.rateFrom()))));
+                                line.rateFrom() == null ? null : Timestamps.utc(line.rateFrom()), null)));
                     }
                     for (AdjustmentLine line : statement.adjustments()) {
                         rows.add(Tuple.from(Arrays.asList(tenant, month, ++lineNo, "ADJUSTMENT",
                                 line.forMonth().toString(), line.reason(), line.jobId(), line.sku(),
                                 line.capacityType().name(), line.seconds(), line.rateMicrosPerHour(),
                                 line.amountMicros(), line.flag(),
-                                line.rateFrom() == null ? null : Timestamps.utc(line.rateFrom()))));
+                                line.rateFrom() == null ? null : Timestamps.utc(line.rateFrom()), null)));
+                    }
+                    // a manual adjustment is an amount: no job, SKU, capacity type or seconds of its own
+                    for (ManualAdjustment booked : statement.manualAdjustments()) {
+                        rows.add(Tuple.from(Arrays.asList(tenant, month, ++lineNo, "MANUAL", month, booked.reason(),
+                                "", "", "", 0L, 0L, booked.amountMicros(), null, null, booked.id())));
                     }
                     Uni<?> lines = rows.isEmpty() ? Uni.createFrom().voidItem()
                             : conn.preparedQuery(INSERT_LINE).executeBatch(rows);
@@ -297,18 +332,19 @@ public class InvoiceBook {
         return client.preparedQuery(LINES).execute(Tuple.of(tenant, month.toString())).map(rows -> {
             List<InvoiceLine> lines = new ArrayList<>();
             List<AdjustmentLine> adjustments = new ArrayList<>();
+            List<ManualAdjustment> booked = new ArrayList<>();
             for (Row row : rows) {
-                if (row.getString("kind").equals("USAGE")) {
-                    lines.add(line(row));
-                } else {
-                    adjustments.add(adjustment(row));
+                switch (row.getString("kind")) {
+                    case "USAGE" -> lines.add(line(row));
+                    case "MANUAL" -> booked.add(AdjustmentBook.adjustment(row));
+                    default -> adjustments.add(adjustment(row));
                 }
             }
-            return new InvoiceStatement(tenant, month, closedAt, lines, adjustments);
+            return new InvoiceStatement(tenant, month, closedAt, lines, adjustments, booked);
         });
     }
 
-    private static Uni<Map<YearMonth, Instant>> closedMonths(SqlClient client, String tenant) {
+    static Uni<Map<YearMonth, Instant>> closedMonths(SqlClient client, String tenant) {
         return client.preparedQuery(CLOSED_MONTHS).execute(Tuple.of(tenant)).map(rows -> {
             Map<YearMonth, Instant> closed = new TreeMap<>();
             for (Row row : rows) {

@@ -83,7 +83,12 @@ public class UsageHistory {
 
     /** The months, oldest first, in which the tenant has usage. */
     public Uni<List<YearMonth>> months(String tenant) {
-        return pool.preparedQuery(MONTHS).execute(Tuple.of(tenant)).map(rows -> {
+        return months(pool, tenant);
+    }
+
+    /** As {@link #months(String)}, read through {@code client} (e.g. inside a transaction). */
+    public Uni<List<YearMonth>> months(SqlClient client, String tenant) {
+        return client.preparedQuery(MONTHS).execute(Tuple.of(tenant)).map(rows -> {
             List<YearMonth> months = new ArrayList<>();
             for (Row row : rows) {
                 months.add(YearMonth.parse(row.getString("month")));

@@ -17,8 +17,9 @@ import org.jboss.logging.Logger;
  * Who may read or change what (docs/security.md): every request carries a bearer token from the OIDC provider,
  * verified by quarkus-oidc when it is first asked for ({@code quarkus.http.auth.proactive=false}, so that a
  * refusal is this API's JSON error with a hint, not an empty 401). Invoices and advice are for the tenant's
- * members and tenant-admins, finance and operators; the price catalog is read by anyone logged in and changed
- * by operators. A refusal comes before anything is read.
+ * members and tenant-admins, finance and operators; closing invoices and booking adjustments is for finance
+ * alone; the price catalog is read by anyone logged in and changed by operators. A refusal comes before anything
+ * is read.
  */
 @ApplicationScoped
 public class Access {
@@ -66,6 +67,20 @@ public class Access {
             seen.accept(caller);
             return caller.has(Role.OPERATOR) ? then.get() : forbidden(caller.describe() + " may not " + what
                     + ": that takes the role operator");
+        });
+    }
+
+    /**
+     * Runs {@code then} for finance, the one role that changes what a tenant owes (closing its invoices, booking
+     * adjustments); else answers 401 or 403 naming the role. {@code seen} learns the caller once its token is
+     * verified (never, for a request refused 401), for the request's audit record.
+     */
+    public Uni<Response> asFinance(String what, java.util.function.Consumer<Caller> seen,
+            Supplier<Uni<Response>> then) {
+        return withCaller(caller -> {
+            seen.accept(caller);
+            return caller.changesInvoices() ? then.get() : forbidden(caller.describe() + " may not " + what
+                    + ": that takes the role finance");
         });
     }
 

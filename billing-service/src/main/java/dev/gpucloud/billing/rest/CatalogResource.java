@@ -104,8 +104,7 @@ public class CatalogResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiError.class)))
     public Uni<Response> add(String body, @Context HttpServerRequest request) {
         Caller[] caller = {null};
-        String from = request.remoteAddress() == null ? "" : request.remoteAddress().hostAddress() + ":"
-                + request.remoteAddress().port();
+        String from = AuditResults.from(request);
         return access.asOperator("change the price catalog", seen -> caller[0] = seen, () -> addEntry(body))
                 .invoke(response -> audit.record(audited(caller[0], from, response)))
                 .onFailure().invoke(failure -> audit.record(AuditEntries.of(caller[0], null, ADD_ACTION, "catalog",
@@ -115,22 +114,11 @@ public class CatalogResource {
     /** The audit record of an attempt to add a price that was answered {@code response}. */
     static AuditEvent audited(Caller caller, String from, Response response) {
         String target = "catalog";
-        String result = AuditEvent.OK;
-        String reason = "";
         if (response.getEntity() instanceof PriceEntryView added) {
             target = "catalog " + added.gpuModel() + " " + added.capacityType() + " from " + added.effectiveFrom();
         }
-        if (response.getStatus() >= 300) {
-            result = switch (response.getStatus()) {
-                case 400 -> "INVALID_ARGUMENT";
-                case 401 -> "UNAUTHENTICATED";
-                case 403 -> "PERMISSION_DENIED";
-                case 404 -> "NOT_FOUND";
-                default -> "HTTP_" + response.getStatus();
-            };
-            reason = response.getEntity() instanceof ApiError error ? error.message() : "";
-        }
-        return AuditEntries.of(caller, null, ADD_ACTION, target, Instant.now(), from, result, reason);
+        return AuditEntries.of(caller, null, ADD_ACTION, target, Instant.now(), from, AuditResults.result(response),
+                AuditResults.reason(response));
     }
 
     private Uni<Response> addEntry(String body) {

@@ -16,7 +16,8 @@ public record InvoiceView(
         @JsonInclude(JsonInclude.Include.NON_NULL) String closedAt,
         @Schema(example = "USD") String currency,
         List<InvoiceLineView> lines,
-        @Schema(description = "Corrections of earlier, closed months carried by this invoice")
+        @Schema(description = "Corrections of earlier, closed months carried by this invoice, then the adjustments "
+                + "finance booked on it by hand (those with adjustmentId)")
         List<AdjustmentLineView> adjustments,
         @Schema(description = "Sum of the lines' and adjustments' amounts in micro-USD", example = "99125")
         long totalMicros,
@@ -29,7 +30,8 @@ public record InvoiceView(
         return new InvoiceView(statement.tenant(), statement.month().toString(), statement.status(),
                 statement.closedAt() == null ? null : statement.closedAt().toString(), "USD",
                 statement.lines().stream().map(InvoiceLineView::of).toList(),
-                statement.adjustments().stream().map(AdjustmentLineView::of).toList(),
+                java.util.stream.Stream.concat(statement.adjustments().stream().map(AdjustmentLineView::of),
+                        statement.manualAdjustments().stream().map(AdjustmentLineView::of)).toList(),
                 statement.totalMicros(), statement.totalUsd());
     }
 }

@@ -49,6 +49,35 @@ class InvoiceClosingTest {
     }
 
     @Test
+    void a_month_has_ended_at_midnight_utc_after_its_last_day() {
+        assertThat(InvoiceClosing.hasEnded(MAY, Instant.parse("2025-05-31T23:59:59.999Z"))).isFalse();
+        assertThat(InvoiceClosing.hasEnded(MAY, Instant.parse("2025-06-01T00:00:00Z"))).isTrue();
+        assertThat(InvoiceClosing.hasEnded(YearMonth.of(2025, 7), Instant.parse("2025-06-15T00:00:00Z"))).isFalse();
+    }
+
+    static Stream<Arguments> manualMonths() {
+        YearMonth june = YearMonth.of(2025, 6);
+        YearMonth july = YearMonth.of(2025, 7);
+        YearMonth august = YearMonth.of(2025, 8);
+        return Stream.of(
+                Arguments.of("a tenant with nothing billed: the current month", Set.of(), Set.of(), august, august),
+                Arguments.of("the earliest month not closed", Set.of(MAY, june, july), Set.of(MAY), august, june),
+                Arguments.of("every earlier month closed: the current month", Set.of(MAY, june), Set.of(MAY, june),
+                        august, august),
+                Arguments.of("a month with usage ahead of the clock is not chosen", Set.of(YearMonth.of(2025, 9)),
+                        Set.of(), august, august),
+                Arguments.of("a closed current month (a clock behind another instance's): the next one",
+                        Set.of(august), Set.of(august), august, YearMonth.of(2025, 9)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("manualMonths")
+    void a_manual_adjustment_without_a_month_goes_on_the_earliest_open_invoice(String behaviour,
+            Set<YearMonth> active, Set<YearMonth> closed, YearMonth current, YearMonth expected) {
+        assertThat(InvoiceClosing.earliestOpen(active, closed, current)).isEqualTo(expected);
+    }
+
+    @Test
     void a_negative_grace_is_refused() {
         assertThatThrownBy(() -> new InvoiceClosing(Duration.ofDays(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("grace");

@@ -123,7 +123,7 @@ class InvoiceClosingFlowTest {
                 .statusCode(200)
                 .contentType(containsString("text/csv"))
                 .body(containsString("ADJUSTMENT,2025-06,job-1,A100-SXM4-40GB,ON_DEMAND,1800,2745000,1372500"))
-                .body(containsString("TOTAL,,,,,,,," + (1_372_500 + 45_750)));
+                .body(containsString("TOTAL,,,,,,," + (1_372_500 + 45_750) + ",,,\r\n"));
     }
 
     @Test

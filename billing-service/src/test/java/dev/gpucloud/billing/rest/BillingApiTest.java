@@ -144,7 +144,7 @@ class BillingApiTest {
                 .contentType(startsWith("text/csv"))
                 .header("Content-Disposition", containsString("invoice-" + tenant + "-2025-06.csv"))
                 .body(startsWith(InvoiceCsv.HEADER + "\r\n"))
-                .body(containsString(tenant + ",2025-06,OPEN,TOTAL,,,,,,,,0,,,"));
+                .body(containsString(tenant + ",2025-06,OPEN,TOTAL,,,,,,,0,,,\r\n"));
     }
 
     @Test
@@ -299,6 +299,10 @@ class BillingApiTest {
                 .body("paths", hasKey("/invoices/{tenant}/{month}/lines"))
                 .body("paths", hasKey("/catalog/entries"))
                 .body("paths", hasKey("/advisor/{tenant}"))
+                .body("paths.'/invoices/{tenant}/{month}/close'", hasKey("post"))
+                .body("paths.'/invoices/{tenant}/adjustments'", hasKey("post"))
+                .body("paths.'/invoices/{tenant}/adjustments'.post.parameters.name", hasItem("Idempotency-Key"))
+                .body("components.schemas", hasKey("NewAdjustment"))
                 .body("components.schemas", hasKey("AdjustmentLine"));
     }
 }

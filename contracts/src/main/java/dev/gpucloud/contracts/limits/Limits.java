@@ -97,6 +97,13 @@ public final class Limits {
             "0 means the default (50)");
     public static final Limit PAGE_TOKEN = new Limit("page token", "page_token", Kind.TEXT, 0, 512,
             "an opaque cursor this service issued, with a MAC");
+    public static final Limit ADJUSTMENT_AMOUNT = new Limit("adjustment amount", "amountMicros (billing adjustment)",
+            Kind.NUMBER, -1_000_000_000_000L, 1_000_000_000_000L, "micro-USD, never 0: up to 1,000,000 USD either way,"
+                    + " so micro-USD typed where USD was meant is refused rather than billed");
+    public static final Limit ADJUSTMENT_REASON = new Limit("adjustment reason", "reason (billing adjustment)",
+            Kind.TEXT, 1, 500, "printed on the tenant's invoice and its CSV; no control or format characters");
+    public static final Limit IDEMPOTENCY_KEY = new Limit("idempotency key", "Idempotency-Key (billing adjustment)",
+            Kind.TEXT, 1, 128, "letters, digits and . _ : - (a UUID fits); one key is one adjustment, for good");
     public static final Limit RECORD = new Limit("record", "any topic's record value", Kind.TEXT, 0, 1024 * 1024,
             "bytes; refused before parsing");
 
@@ -104,7 +111,7 @@ public final class Limits {
             MIG_PROFILE, CPU_MILLIS, MEMORY_MIB, MIN_GPU_MEMORY_MIB, GPU_MODELS, GPU_MODEL, RUNTIME_ESTIMATE,
             PRICE_CEILING, CHECKPOINT_INTERVAL, CHECKPOINT_LOCATION, COMMAND, COMMAND_ARG, ENV, SECRET_ENV, ENV_NAME, ENV_VALUE,
             SPEC_TEXT, DEADLINE, EVENT_TIME, UNITS, HOSTNAME, LABEL_TEXT, GPUS_PER_HOST, SHORT_LIST, DETAIL, GPU_INDEX,
-            XID, PAGE_SIZE, PAGE_TOKEN, RECORD);
+            XID, PAGE_SIZE, PAGE_TOKEN, ADJUSTMENT_AMOUNT, ADJUSTMENT_REASON, IDEMPOTENCY_KEY, RECORD);
 
     private Limits() {
     }
