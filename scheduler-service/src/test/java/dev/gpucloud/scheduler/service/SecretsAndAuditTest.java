@@ -65,7 +65,29 @@ import org.junit.jupiter.params.provider.MethodSource;
 @WithTestResource(KafkaTestResource.class)
 @WithTestResource(value = PostgresTestResource.class,
         initArgs = @ResourceArg(name = "database", value = "gpucloud_scheduler_test"))
+@WithTestResource(SecretsAndAuditTest.SecretsKey.class)
 class SecretsAndAuditTest {
+
+    /** A key file of one fresh key, as ./gpucloud up makes: the secrets are sealed at rest in this test. */
+    public static class SecretsKey implements io.quarkus.test.common.QuarkusTestResourceLifecycleManager {
+        @Override
+        public Map<String, String> start() {
+            try {
+                java.nio.file.Path file = java.nio.file.Files.createTempFile("gpucloud-secrets", ".key");
+                byte[] key = new byte[32];
+                new java.security.SecureRandom().nextBytes(key);
+                java.nio.file.Files.writeString(file, java.util.Base64.getEncoder().encodeToString(key) + "\n");
+                file.toFile().deleteOnExit();
+                return Map.of("gpucloud.scheduler.secrets-key-file", file.toString());
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void stop() {
+        }
+    }
 
     /** A value that must never be seen outside the worker's START command. */
     private static final String SECRET = "hunter2-" + UUID.randomUUID();
@@ -154,6 +176,28 @@ class SecretsAndAuditTest {
                 .map(r -> EventRecords.decode(Topics.NODE_COMMANDS, r).payload())
                 .filter(c -> !c.allocationId().equals(start.allocationId())).findFirst().orElseThrow();
         assertThat(again.secretEnv()).containsExactly(Map.entry("WANDB_API_KEY", SECRET));
+
+        // the database holds it sealed: the row, and so its backups, have no secret in the clear
+        String url = org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getValue("quarkus.datasource.jdbc.url", String.class);
+        try (var c = java.sql.DriverManager.getConnection(url, "gpucloud", "gpucloud");
+                var st = c.prepareStatement("select spec_json from jobs where id = ?")) {
+            st.setString(1, id);
+            try (var rows = st.executeQuery()) {
+                assertThat(rows.next()).isTrue();
+                assertThat(rows.getString(1)).doesNotContain(SECRET).contains("\"WANDB_API_KEY\":\"gpucloud:sealed:v1:");
+            }
+        } catch (java.sql.SQLException e) {
+            throw new AssertionError(e);
+        }
+        // a repeat of the request with the same secret is the same job; with another secret, a conflict
+        SubmitJobRequest first = request(spec().putSecretEnv("WANDB_API_KEY", SECRET));
+        String firstId = jobs.submitJob(first).getJob().getJobId();
+        assertThat(jobs.submitJob(first).getJob().getJobId()).isEqualTo(firstId);
+        SubmitJobRequest changed = first.toBuilder().setSpec(spec().putSecretEnv("WANDB_API_KEY", SECRET + "x")).build();
+        assertThatThrownBy(() -> jobs.submitJob(changed)).isInstanceOfSatisfying(StatusRuntimeException.class,
+                e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.ALREADY_EXISTS));
+        jobs.cancelJob(CancelJobRequest.newBuilder().setJobId(firstId).build());
 
         // the API shows the name, never the value
         Job read = jobs.getJob(GetJobRequest.newBuilder().setJobId(id).build());

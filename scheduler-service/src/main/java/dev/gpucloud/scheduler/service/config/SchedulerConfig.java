@@ -88,6 +88,13 @@ public interface SchedulerConfig {
      */
     Optional<String> pageTokenSecret();
 
+    /**
+     * The file of keys that jobs' secret variables are sealed with before PostgreSQL stores them (SecretSeal: one
+     * base64 32-byte key a line, the first seals, all open). Unset, they are stored in the clear, with a warning
+     * at start. {@code ./gpucloud up} makes one per run folder.
+     */
+    Optional<String> secretsKeyFile();
+
     /** Where workers write checkpoints when the job's policy names no location. */
     @WithDefault("/var/lib/gpucloud/checkpoints")
     String defaultCheckpointRoot();

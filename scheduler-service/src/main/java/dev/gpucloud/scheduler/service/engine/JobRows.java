@@ -34,6 +34,33 @@ import org.jboss.logging.Logger;
 final class JobRows {
 
     private static final Logger LOG = Logger.getLogger(SchedulerEngine.class);
+    /**
+     * How stored specs' secret values are sealed and opened ({@link SecretSeal}): set once by the engine from
+     * the configuration, before any row is read.
+     */
+    private static volatile SecretSeal seal = SecretSeal.NONE;
+
+    static void sealWith(SecretSeal secrets) {
+        seal = secrets;
+    }
+
+    /** A spec as {@code jobs.spec_json} stores it: its JSON, secret values sealed for the tenant. */
+    static String storedSpec(String tenant, String specJson) {
+        return seal.seal(tenant, specJson);
+    }
+
+    /** Whether a stored spec is the spec of {@code specJson} (both as JSON; secret values compared opened). */
+    static boolean sameSpec(JobEntity job, String specJson) {
+        if (job.specJson.equals(specJson)) {
+            return true;
+        }
+        try {
+            return EventCodec.mapper().readTree(seal.open(job.tenant, job.specJson))
+                    .equals(EventCodec.mapper().readTree(specJson));
+        } catch (java.io.IOException | RuntimeException e) {
+            return false;
+        }
+    }
 
     private final SchedulerConfig config;
     private final SpotPolicy spot;
@@ -231,8 +258,14 @@ final class JobRows {
     }
 
     static JobSpec specOf(JobEntity job) {
-        return EventCodec.decode("jobs.spec_json of " + job.id, JobSpec.class,
-                job.specJson.getBytes(StandardCharsets.UTF_8));
+        String where = "jobs.spec_json of " + job.id;
+        String opened;
+        try {
+            opened = seal.open(job.tenant, job.specJson);
+        } catch (IllegalArgumentException e) {
+            throw new dev.gpucloud.contracts.events.MalformedEventException(where + ": " + e.getMessage(), e);
+        }
+        return EventCodec.decode(where, JobSpec.class, opened.getBytes(StandardCharsets.UTF_8));
     }
 
     static String shape(JobSpec spec) {

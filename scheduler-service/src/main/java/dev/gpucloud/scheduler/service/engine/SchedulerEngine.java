@@ -94,6 +94,8 @@ public class SchedulerEngine {
         this.config = config;
         this.spot = new SpotPolicy(config.spotMaxInterruptions(), config.spotPoolAvoidance().toMillis(), 0.5);
         this.rows = new JobRows(config, spot, new RetryPolicy(config.maxRetries(), Set.of(2, 126, 127)));
+        JobRows.sealWith(config.secretsKeyFile().map(f -> SecretSeal.fromFile(java.nio.file.Path.of(f)))
+                .orElse(SecretSeal.NONE));
         this.memory = new Memory(config, rows);
         this.txs = new Transactions(sessions, serial, outbox, watchers, leader, config,
                 new Work.Tools(outbox, rows, memory, config));
@@ -114,6 +116,10 @@ public class SchedulerEngine {
     void onStart(@Observes StartupEvent event, Vertx vertx) {
         this.vertx = vertx;
         LOG.info(dev.gpucloud.contracts.kafka.Enrolment.startupNote());
+        config.secretsKeyFile().ifPresentOrElse(
+                f -> LOG.infof("jobs' secret variables are sealed at rest (AES-256-GCM) with the keys of %s", f),
+                () -> LOG.warn("no gpucloud.scheduler.secrets-key-file: jobs' secret variables are stored in the clear"
+                        + " in PostgreSQL (docs/security.md, \"Secret job variables\")"));
         // hosts are heard from now on: nothing from before this start counts as their silence
         memory.liveness.listeningSince(System.currentTimeMillis());
         vertx.setPeriodic(config.outboxRetryInterval().toMillis(), id -> txs.publishOutbox());

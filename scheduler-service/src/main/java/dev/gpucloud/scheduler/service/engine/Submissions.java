@@ -121,7 +121,7 @@ final class Submissions {
                         String key = sub.tenant() + "\u0000" + sub.clientRequestId();
                         JobEntity existing = earlier.get(key);
                         if (existing != null) {
-                            if (!existing.specJson.equals(sub.specJson())) {
+                            if (!JobRows.sameSpec(existing, sub.specJson())) {
                                 outcome.put(sub, new AdmissionException(AdmissionException.Kind.CONFLICT,
                                         "client_request_id '" + sub.clientRequestId() + "' was already used by job "
                                                 + existing.id + " with a different spec"));
@@ -196,7 +196,7 @@ final class Submissions {
         job.tenant = sub.tenant();
         job.clientRequestId = sub.clientRequestId();
         job.name = sub.spec().name();
-        job.specJson = sub.specJson();
+        job.specJson = JobRows.storedSpec(sub.tenant(), sub.specJson());
         job.priority = sub.spec().priority().ordinal();
         job.state = JobState.PENDING;
         job.reason = "waiting for a placement";
