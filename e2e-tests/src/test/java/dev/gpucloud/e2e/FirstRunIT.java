@@ -71,6 +71,8 @@ class FirstRunIT {
                 .containsPattern(gang.group(1) + "\\W+.*A100-SXM4-40GB")
                 .containsPattern("job-\\w+\\W+.*H100-SXM5-80GB")
                 .contains("the system keeps running");
+        // /q/metrics answers Prometheus's scrape token only
+        assertThat(demo).contains("and without the scrape token: 401");
         // an operator's cordon shows in the fleet's listing, and is lifted
         assertThat(demo).containsPattern("  sim-[\\w-]+ +cordoned +\\(demo: replace NIC\\)")
                 .containsPattern("  sim-[\\w-]+ .* cordoned .*\\(demo: replace NIC\\)")
