@@ -39,6 +39,12 @@ public record JobSpec(
         Map<String, String> env,
         Map<String, String> secretEnv) {
 
+    /**
+     * How a secret value the scheduler sealed before storing it begins (its SecretSeal); a submitted secret may not,
+     * or it would be taken for a sealed one when the stored spec is read back.
+     */
+    public static final String SEALED_PREFIX = "gpucloud:sealed:";
+
     /** What a secret value reads as wherever a spec is shown (GetJob, ListJobs, logs). */
     public static final String REDACTED = "(secret)";
 
@@ -122,6 +128,11 @@ public record JobSpec(
             if (value.indexOf('\0') >= 0) {
                 throw new IllegalArgumentException("field 'spec.secretEnv[" + e.getKey()
                         + "]' holds a NUL character");
+            }
+            if (value.startsWith(SEALED_PREFIX)) {
+                throw new IllegalArgumentException("field 'spec.secretEnv[" + e.getKey() + "]' begins with '"
+                        + SEALED_PREFIX + "', which marks a value the scheduler sealed at rest: it could not be told"
+                        + " apart when read back");
             }
             chars += e.getKey().length() + value.length();
         }

@@ -248,7 +248,9 @@ class SecretsAndAuditTest {
                 Arguments.of("an oversized value", Map.of("TOKEN", SECRET + "x".repeat(5000)),
                         "field 'spec.secretEnv[TOKEN]' holds"),
                 Arguments.of("a NUL in a value", Map.of("TOKEN", SECRET + "\0"),
-                        "field 'spec.secretEnv[TOKEN]' holds a NUL character"));
+                        "field 'spec.secretEnv[TOKEN]' holds a NUL character"),
+                Arguments.of("a value that looks sealed at rest", Map.of("TOKEN", "gpucloud:sealed:v1:" + SECRET),
+                        "field 'spec.secretEnv[TOKEN]' begins with 'gpucloud:sealed:'"));
     }
 
     @ParameterizedTest(name = "a secret with {0} is INVALID_ARGUMENT, audited, and never quoted")

@@ -35,7 +35,7 @@ import javax.crypto.spec.SecretKeySpec;
  */
 final class SecretSeal {
 
-    static final String PREFIX = "gpucloud:sealed:v1:";
+    static final String PREFIX = dev.gpucloud.contracts.events.JobSpec.SEALED_PREFIX + "v1:";
     private static final String FIELD = "secretEnv";
     private static final int NONCE_BYTES = 12;
     private static final int TAG_BITS = 128;
@@ -107,7 +107,7 @@ final class SecretSeal {
         if (keys.isEmpty()) {
             return specJson;
         }
-        return rewrite(specJson, (name, value) -> value.startsWith(PREFIX) ? value : seal(tenant, name, value));
+        return rewrite(specJson, (name, value) -> seal(tenant, name, value)); // JobSpec refuses a value that looks sealed
     }
 
     /**
