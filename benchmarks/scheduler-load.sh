@@ -133,7 +133,8 @@ token_for() {
 TLS_ENV=() TLS_OPTS=()
 if [ "$BENCH_TLS" = on ]; then
   GPUCLOUD_RUN_DIR="$RUN" bash "$ROOT/deploy/local/tls.sh" server scheduler
-  TLS_ENV=(GPUCLOUD_TLS_KEYSTORE="$RUN/tls/scheduler.p12" GPUCLOUD_TLS_KEYSTORE_PASSWORD="$(cat "$RUN/tls/scheduler.pass")")
+  TLS_ENV=(GPUCLOUD_TLS_KEYSTORE="$RUN/tls/scheduler.p12" GPUCLOUD_TLS_KEYSTORE_PASSWORD="$(cat "$RUN/tls/scheduler.pass")"
+    GPUCLOUD_TLS_CA="$RUN/tls/ca.pem")
   TLS_OPTS=(-Dquarkus.profile=prod,tls -Dquarkus.http.ssl-port="$SCHEDULER_PORT")
   export GPUCLOUD_CA_FILE="$RUN/tls/ca.pem"
 fi
@@ -148,7 +149,7 @@ QUARKUS_FLYWAY_SCHEMAS="$SCHEMA" QUARKUS_FLYWAY_DEFAULT_SCHEMA="$SCHEMA" \
   -Dgpucloud.scheduler.inputs-group="bench-$ID" -Dgpucloud.scheduler.inputs-member="bench-$ID-leader" \
   "${TLS_OPTS[@]}" -jar "$SCHEDULER_JAR" >"$RUN/logs/scheduler.log" 2>&1 &
 PIDS+=($!)
-unset GPUCLOUD_TLS_KEYSTORE GPUCLOUD_TLS_KEYSTORE_PASSWORD
+unset GPUCLOUD_TLS_KEYSTORE GPUCLOUD_TLS_KEYSTORE_PASSWORD GPUCLOUD_TLS_CA
 
 say "starting a simulated fleet of $HOSTS a100x8 hosts on :$AGENT_PORT (node prefix b$ID)"
 nohup java -Xmx768m $JVM_OPTS -Dquarkus.http.port="$AGENT_PORT" -Dkafka.bootstrap.servers="$BOOTSTRAP" \

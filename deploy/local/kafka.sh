@@ -88,6 +88,9 @@ ssl.keystore.password=$keypass
 ssl.key.password=$keypass
 ssl.truststore.type=PEM
 ssl.truststore.location=$RUN/tls/ca.pem
+# clients log in with SASL, so none needs a certificate; one that presents a certificate not from the stack's CA
+# is refused in the handshake (docs/security.md, "Kafka")
+listener.name.client.ssl.client.auth=requested
 ssl.enabled.protocols=TLSv1.3
 ssl.protocol=TLSv1.3
 sasl.enabled.mechanisms=SCRAM-SHA-512,PLAIN

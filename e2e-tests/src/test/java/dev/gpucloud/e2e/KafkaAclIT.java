@@ -152,6 +152,34 @@ class KafkaAclIT {
     }
 
     @Test
+    void a_client_certificate_from_another_ca_ends_the_handshake() throws Exception {
+        // SASL says who a client is, so no client needs a certificate; one that presents a certificate from another
+        // CA (a client set up for another stack) is refused in the TLS handshake, before any login
+        Path foreign = StackTls.certificate(ROOT, RUN_DIR.resolve("other-stack"), "agent-a1");
+        Path own = StackTls.certificate(ROOT, RUN_DIR, "agent-a1");
+        byte[] nothingYet = new byte[] {0, 0, 0, 0};
+        assertThat(StackTls.exchange(StackTls.presenting(RUN_DIR, foreign), port, nothingYet)).startsWith("refused: ");
+        // the stack's own certificate passes the handshake (what the broker makes of four zero bytes is Kafka's)
+        assertThat(StackTls.exchange(StackTls.presenting(RUN_DIR, own), port, nothingYet)).doesNotStartWith("refused");
+        // and with it, the login decides as before
+        long before = endOffsets(Topics.USAGE_EVENTS.name());
+        assertThat(AccessProbe.write(bootstrap, withCertificate(login("agent-a1"), own), Topics.USAGE_EVENTS.name()))
+                .isEqualTo(Outcome.ALLOWED);
+        assertThat(AccessProbe.write(bootstrap, withCertificate(login("agent-a1"), own), Topics.NODE_COMMANDS.name()))
+                .isEqualTo(Outcome.NOT_AUTHORIZED);
+        assertThat(endOffsets(Topics.USAGE_EVENTS.name())).isGreaterThan(before);
+    }
+
+    static Properties withCertificate(Properties props, Path certificate) throws IOException {
+        String password = new String(StackTls.password(certificate));
+        props.put("ssl.keystore.type", "PKCS12");
+        props.put("ssl.keystore.location", certificate.toString());
+        props.put("ssl.keystore.password", password);
+        props.put("ssl.key.password", password);
+        return props;
+    }
+
+    @Test
     void an_agent_may_not_read_another_agents_commands_through_its_group() throws Exception {
         Properties props = login("agent-a1");
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);

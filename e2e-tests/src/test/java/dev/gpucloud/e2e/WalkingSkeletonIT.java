@@ -120,6 +120,40 @@ class WalkingSkeletonIT {
         });
     }
 
+    @Test
+    void a_client_certificate_from_another_ca_ends_the_handshake_one_from_the_stacks_ca_does_not() throws Exception {
+        // no service asks for a certificate (tokens say who calls), but one presented must come from the stack's CA
+        Path foreign = StackTls.certificate(ROOT, RUN_DIR.resolve("other-stack"), "client");
+        Path own = StackTls.certificate(ROOT, RUN_DIR, "e2e-client");
+        javax.net.ssl.SSLContext presentingForeign = StackTls.presenting(RUN_DIR, foreign);
+        javax.net.ssl.SSLContext presentingOwn = StackTls.presenting(RUN_DIR, own);
+        HttpClient ownClient = StackTls.http(RUN_DIR, own);
+        byte[] health = "GET /q/health/live HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        for (int port : new int[] {SCHEDULER, BILLING, METRICS, AGENT}) {
+            assertThat(StackTls.exchange(presentingForeign, port, health))
+                    .as("port %d, a client certificate from another CA", port).startsWith("refused: ");
+            assertThat(StackTls.exchange(presentingOwn, port, health))
+                    .as("port %d, a client certificate from the stack's CA", port).startsWith("answered HTTP/1.1 200");
+            HttpRequest request = HttpRequest.newBuilder(URI.create("https://localhost:" + port + "/q/health/live"))
+                    .timeout(Duration.ofSeconds(10)).build();
+            assertThat(ownClient.send(request, HttpResponse.BodyHandlers.ofString()).statusCode())
+                    .as("port %d, the JDK's HTTP client with the stack's certificate", port).isEqualTo(200);
+        }
+        // gRPC shares the scheduler's port: a channel presenting the foreign certificate gets no call through
+        ManagedChannel foreignChannel = io.grpc.Grpc.newChannelBuilderForAddress("localhost", SCHEDULER,
+                io.grpc.TlsChannelCredentials.newBuilder().trustManager(StackTls.ca(RUN_DIR).toFile())
+                        .keyManager(StackTls.presentingKeyManager(foreign)).build()).build();
+        try {
+            assertThatThrownBy(() -> JobServiceGrpc.newBlockingStub(foreignChannel)
+                    .withCallCredentials(new BearerToken(token)).withDeadlineAfter(30, TimeUnit.SECONDS)
+                    .getJob(GetJobRequest.newBuilder().setJobId("j-none").build()))
+                    .hasMessageStartingWith("UNAVAILABLE");
+        } finally {
+            foreignChannel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
     static String get(int port, String path) throws IOException, InterruptedException {
         return get(port, path, null);
     }
