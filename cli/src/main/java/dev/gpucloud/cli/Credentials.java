@@ -98,6 +98,21 @@ final class Credentials {
         }
     }
 
+    /** Deletes the profile's token and refresh token; returns the files that were there. */
+    static java.util.List<Path> forget(String profile) {
+        java.util.List<Path> gone = new java.util.ArrayList<>();
+        for (Path file : java.util.List.of(file(profile), refreshFile(profile))) {
+            try {
+                if (Files.deleteIfExists(file)) {
+                    gone.add(file);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot delete " + file, e);
+            }
+        }
+        return gone;
+    }
+
     static Path refreshFile(String profile) {
         return file(profile).resolveSibling(profile + ".refresh.json");
     }

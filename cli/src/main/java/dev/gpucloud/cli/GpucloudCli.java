@@ -68,7 +68,7 @@ import picocli.CommandLine.Parameters;
                 GpucloudCli.Watch.class, GpucloudCli.Cancel.class, GpucloudCli.Nodes.class,
                 GpucloudCli.CapacityCommand.class, GpucloudCli.Usage.class, GpucloudCli.Cordon.class,
                 GpucloudCli.Drain.class, GpucloudCli.Undrain.class, Identity.Login.class, Identity.WhoAmI.class,
-                Identity.Issuer.class, AuditTrailCommand.class, InvoiceCommands.class})
+                Identity.Logout.class, Identity.Issuer.class, AuditTrailCommand.class, InvoiceCommands.class})
 public class GpucloudCli {
 
     @Option(names = "--scheduler", defaultValue = "${env:GPUCLOUD_SCHEDULER:-localhost:8081}",

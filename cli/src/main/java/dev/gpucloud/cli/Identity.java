@@ -1,5 +1,8 @@
 package dev.gpucloud.cli;
 
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
 import dev.gpucloud.client.LeaderFailover;
 import dev.gpucloud.identity.DevIssuer;
 import dev.gpucloud.identity.Role;
@@ -7,7 +10,9 @@ import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,6 +20,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 import org.jose4j.jwt.JwtClaims;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -168,7 +176,7 @@ final class Identity {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--dev needs the issuer's key file:"
                         + " run it through ./gpucloud (which knows the stack's), or give --issuer-key");
             }
-            if (!java.nio.file.Files.isReadable(issuerKey)) {
+            if (!Files.isReadable(issuerKey)) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "cannot read the issuer key "
                         + issuerKey + ": is the stack up (./gpucloud up)?");
             }
@@ -196,6 +204,48 @@ final class Identity {
         }
     }
 
+    @Command(name = "logout", description = {"Forget the profile's tokens; after a device-flow login, first revoke its",
+            "refresh token at the provider (RFC 7009), so that a copy of the file is worth nothing there either.",
+            "An access token cannot be revoked: it stays valid until it expires (minutes, as the provider sets it)."})
+    static class Logout implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        GpucloudCli parent;
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            Optional<Credentials.Refresh> refresh = Credentials.refresh(parent.profile);
+            int code = 0;
+            if (refresh.isPresent()) {
+                Credentials.Refresh stored = refresh.get();
+                try {
+                    URI endpoint = new Oidc(httpClient(parent.caFile, spec), LeaderFailover.Clock.system())
+                            .revoke(stored.issuer(), stored.clientId(), stored.refreshToken());
+                    out.println("revoked the refresh token at " + endpoint);
+                } catch (Oidc.Failure | IllegalArgumentException | java.io.UncheckedIOException e) {
+                    // the files go all the same: keeping them would keep the login, which is what was asked to end
+                    err.println("warning: could not revoke the refresh token at " + stored.issuer() + " ("
+                            + e.getMessage() + "): it stays valid there until it expires");
+                    code = 1;
+                }
+            }
+            List<Path> gone = Credentials.forget(parent.profile);
+            if (gone.isEmpty()) {
+                out.println("not logged in (profile " + parent.profile + ")");
+            } else {
+                out.println("logged out of profile " + parent.profile + ": deleted " + String.join(", ",
+                        gone.stream().map(Path::toString).toList()));
+            }
+            if (Credentials.fromEnvironment()) {
+                err.println("note: GPUCLOUD_TOKEN is set in this shell; commands still send it");
+            }
+            return code;
+        }
+    }
+
     @Command(name = "issuer", description = {"Run the development OIDC issuer: discovery and the JWK set on loopback.",
             "./gpucloud up starts it; the services find its keys as they would any provider's."})
     static class Issuer implements Callable<Integer> {
@@ -207,19 +257,59 @@ final class Identity {
         @Option(names = "--key-file", required = true, paramLabel = "FILE",
                 description = "The signing key; created (owner-only) if missing.")
         Path keyFile;
-        @Option(names = "--url", description = "The issuer URL tokens name (default: http://localhost:PORT).")
+        @Option(names = "--url", description = "The issuer URL tokens name (default: http://localhost:PORT, or"
+                + " https://localhost:PORT with --tls-keystore).")
         String url;
+        @Option(names = "--tls-keystore", paramLabel = "FILE", description = "Serve TLS 1.3 only, with this PKCS12"
+                + " key and certificate (./gpucloud up gives one from the stack's CA).")
+        Path tlsKeystore;
+        @Option(names = "--tls-password-file", paramLabel = "FILE", description = "The keystore's password, in a"
+                + " file (never on the command line).")
+        Path tlsPasswordFile;
 
         @Override
         public Integer call() throws Exception {
-            String issuerUrl = url != null ? url : "http://localhost:" + port;
+            if ((tlsKeystore == null) != (tlsPasswordFile == null)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--tls-keystore and --tls-password-file"
+                        + " go together");
+            }
+            String issuerUrl = url != null ? url : (tlsKeystore != null ? "https" : "http") + "://localhost:" + port;
             DevIssuer issuer = DevIssuer.loadOrCreate(keyFile, issuerUrl);
-            issuer.serve(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+            if (tlsKeystore != null) {
+                issuer.serveOn(tlsServer(loopback));
+            } else {
+                issuer.serve(loopback);
+            }
             spec.commandLine().getOut().println("development issuer " + issuerUrl + " on 127.0.0.1:" + port
-                    + " (key " + keyFile + ")");
+                    + (tlsKeystore != null ? ", TLS 1.3" : "") + " (key " + keyFile + ")");
             spec.commandLine().getOut().flush();
             Thread.currentThread().join();
             return 0;
+        }
+
+        /** An HTTPS server on {@code address} that speaks TLS 1.3 only, with the keystore's key. */
+        private HttpsServer tlsServer(InetSocketAddress address) throws Exception {
+            char[] password = Files.readString(tlsPasswordFile).strip().toCharArray();
+            KeyStore keys = KeyStore.getInstance("PKCS12");
+            try (var in = Files.newInputStream(tlsKeystore)) {
+                keys.load(in, password);
+            }
+            KeyManagerFactory managers = KeyManagerFactory.getInstance(
+                    KeyManagerFactory.getDefaultAlgorithm());
+            managers.init(keys, password);
+            SSLContext tls = SSLContext.getInstance("TLSv1.3");
+            tls.init(managers.getKeyManagers(), null, null);
+            HttpsServer server = HttpsServer.create(address, 64);
+            server.setHttpsConfigurator(new HttpsConfigurator(tls) {
+                @Override
+                public void configure(HttpsParameters params) {
+                    SSLParameters only13 = tls.getDefaultSSLParameters();
+                    only13.setProtocols(new String[] {"TLSv1.3"});
+                    params.setSSLParameters(only13);
+                }
+            });
+            return server;
         }
     }
 

@@ -261,6 +261,48 @@ final class Oidc {
         }
     }
 
+    /**
+     * Revokes a refresh token at the provider (RFC 7009), whose discovery document names the revocation endpoint
+     * (RFC 8414). Returns the endpoint that took it; a provider that names none, or one that refuses, is a failure
+     * that says so: the token then stays valid there until it expires.
+     */
+    URI revoke(String issuer, String clientId, String refreshToken) {
+        issuerUri(issuer);
+        URI url = URI.create(issuer.strip().replaceAll("/+$", "") + "/.well-known/openid-configuration");
+        String what = "the OIDC provider's discovery document " + url;
+        HttpResponse<String> response = send(HttpRequest.newBuilder(url).header("Accept", "application/json").GET(),
+                what);
+        if (response.statusCode() != 200) {
+            throw new Failure(what + " answered HTTP " + response.statusCode());
+        }
+        JsonNode document = json(response, what);
+        if (text(document, "revocation_endpoint") == null) {
+            throw new Failure(what + " names no revocation_endpoint (RFC 7009)");
+        }
+        URI endpoint = endpoint(document, "revocation_endpoint", url);
+        Map<String, String> form = new LinkedHashMap<>();
+        form.put("token", refreshToken);
+        form.put("token_type_hint", "refresh_token");
+        form.put("client_id", clientId);
+        String revocation = "the revocation endpoint " + endpoint;
+        HttpResponse<String> answer = send(post(endpoint, form), revocation);
+        // RFC 7009 2.2: 200 whether or not the token was still valid; an unknown token is not an error
+        if (answer.statusCode() != 200) {
+            throw new Failure(revocation + " refused (HTTP " + answer.statusCode() + oauthError(parsed(answer)) + ")");
+        }
+        return endpoint;
+    }
+
+    /** The body as JSON where it is; an empty object otherwise (an error answer need not carry one). */
+    private static JsonNode parsed(HttpResponse<String> response) {
+        try {
+            JsonNode node = JSON.readTree(response.body());
+            return node != null && node.isObject() ? node : JSON.createObjectNode();
+        } catch (IOException e) {
+            return JSON.createObjectNode();
+        }
+    }
+
     /** A new access token for a refresh token (RFC 6749 6); a provider that rotates it returns a new one. */
     Tokens refresh(URI tokenEndpoint, String clientId, String refreshToken) {
         Map<String, String> form = new LinkedHashMap<>();

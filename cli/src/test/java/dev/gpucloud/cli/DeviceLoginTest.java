@@ -111,6 +111,46 @@ class DeviceLoginTest {
     }
 
     @Test
+    void logout_revokes_the_refresh_token_at_the_provider_then_forgets_both_files() throws Exception {
+        String access = FakeProvider.jwt("alice", "acme", Instant.now().plusSeconds(3600).getEpochSecond());
+        provider.tokens(access, "refresh-1");
+        assertThat(cli("--profile", "acme", "login", "--issuer", provider.issuer(), "--client-id", "my-cli").code())
+                .isZero();
+
+        GpucloudCliTest.Result logout = cli("--profile", "acme", "logout");
+
+        assertThat(logout.code()).as(logout.err()).isZero();
+        assertThat(provider.revocations).singleElement().satisfies(form -> assertThat(form)
+                .containsEntry("token", "refresh-1").containsEntry("token_type_hint", "refresh_token")
+                .containsEntry("client_id", "my-cli")
+                .containsEntry(":content-type", "application/x-www-form-urlencoded"));
+        assertThat(logout.out()).contains("revoked the refresh token at " + provider.issuer() + "/revoke")
+                .contains("logged out of profile acme");
+        assertThat(dir.resolve("home/profiles/acme.token")).doesNotExist();
+        assertThat(dir.resolve("home/profiles/acme.refresh.json")).doesNotExist();
+        assertThat(cli("--profile", "acme", "whoami").code()).isEqualTo(1);
+        // again: nothing left to forget, and the provider is not asked
+        assertThat(cli("--profile", "acme", "logout").out()).contains("not logged in (profile acme)");
+        assertThat(provider.revocations).hasSize(1);
+    }
+
+    @Test
+    void a_refused_revocation_is_said_and_exits_non_zero_but_the_files_still_go() throws Exception {
+        String access = FakeProvider.jwt("alice", "acme", Instant.now().plusSeconds(3600).getEpochSecond());
+        provider.tokens(access, "refresh-1");
+        assertThat(cli("login", "--issuer", provider.issuer()).code()).isZero();
+        provider.revocationStatus = 400;
+
+        GpucloudCliTest.Result logout = cli("logout");
+
+        assertThat(logout.code()).isEqualTo(1);
+        assertThat(logout.err()).contains("could not revoke the refresh token at " + provider.issuer())
+                .contains("HTTP 400").contains("unsupported_token_type").contains("stays valid there until it expires");
+        assertThat(dir.resolve("home/profiles/default.token")).doesNotExist();
+        assertThat(dir.resolve("home/profiles/default.refresh.json")).doesNotExist();
+    }
+
+    @Test
     void a_refresh_that_fails_says_so_and_the_call_goes_out_with_the_old_token() throws Exception {
         String expired = FakeProvider.jwt("alice", "acme", Instant.now().minusSeconds(60).getEpochSecond());
         provider.tokens(expired, "refresh-1");

@@ -39,6 +39,8 @@ final class FakeProvider implements AutoCloseable {
     private final Deque<Answer> tokenAnswers = new ArrayDeque<>();
     final List<Map<String, String>> deviceRequests = new CopyOnWriteArrayList<>();
     final List<Map<String, String>> tokenRequests = new CopyOnWriteArrayList<>();
+    final List<Map<String, String>> revocations = new CopyOnWriteArrayList<>();
+    volatile int revocationStatus = 200;
 
     FakeProvider() throws IOException {
         this(null);
@@ -57,14 +59,19 @@ final class FakeProvider implements AutoCloseable {
         base = (tls != null ? "https://localhost:" : "http://127.0.0.1:") + server.getAddress().getPort()
                 + "/realms/test";
         discovery = """
-                {"issuer":"%s","device_authorization_endpoint":"%s/device/auth","token_endpoint":"%s/token"}"""
-                .formatted(base, base, base);
+                {"issuer":"%s","device_authorization_endpoint":"%s/device/auth","token_endpoint":"%s/token",
+                 "revocation_endpoint":"%s/revoke"}"""
+                .formatted(base, base, base, base);
         device = device.formatted(base, base);
         server.createContext("/realms/test/.well-known/openid-configuration",
                 exchange -> answer(exchange, discoveryStatus, discovery));
         server.createContext("/realms/test/device/auth", exchange -> {
             deviceRequests.add(form(exchange));
             answer(exchange, deviceStatus, device);
+        });
+        server.createContext("/realms/test/revoke", exchange -> {
+            revocations.add(form(exchange));
+            answer(exchange, revocationStatus, revocationStatus == 200 ? "" : "{\"error\":\"unsupported_token_type\"}");
         });
         server.createContext("/realms/test/token", exchange -> {
             tokenRequests.add(form(exchange));

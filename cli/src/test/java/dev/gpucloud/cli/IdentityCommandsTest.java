@@ -37,6 +37,74 @@ class IdentityCommandsTest {
     }
 
     @Test
+    void the_development_issuer_serves_tls_1_3_only_with_the_given_certificate() throws Exception {
+        Path keystore = dir.resolve("issuer.p12");
+        Path password = dir.resolve("issuer.pass");
+        Files.writeString(password, "changeit\n");
+        keytool("-genkeypair", "-alias", "issuer", "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
+                "CN=localhost", "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "2", "-keystore",
+                keystore.toString(), "-storetype", "PKCS12", "-storepass", "changeit");
+        int port;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        String[] args = {"issuer", "--port", String.valueOf(port), "--key-file", dir.resolve("issuer.jwk").toString(),
+            "--tls-keystore", keystore.toString(), "--tls-password-file", password.toString()};
+        Thread issuer = new Thread(() -> GpucloudCli.run(args, new PrintWriter(new StringWriter()),
+                new PrintWriter(new StringWriter())), "issuer-under-test");
+        issuer.setDaemon(true); // it serves until the JVM ends, as the process does until killed
+        issuer.start();
+
+        java.security.KeyStore trusted = java.security.KeyStore.getInstance("PKCS12");
+        try (var in = Files.newInputStream(keystore)) {
+            trusted.load(in, "changeit".toCharArray());
+        }
+        javax.net.ssl.TrustManagerFactory trust = javax.net.ssl.TrustManagerFactory.getInstance(
+                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(trusted);
+        java.net.URI discovery = java.net.URI.create("https://localhost:" + port + "/.well-known/openid-configuration");
+        String body = null;
+        for (int i = 0; i < 100 && body == null; i++) {
+            try {
+                body = client(trust, "TLSv1.3").send(java.net.http.HttpRequest.newBuilder(discovery).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            } catch (java.net.ConnectException e) {
+                Thread.sleep(100);
+            }
+        }
+        assertThat(body).contains("\"issuer\":\"https://localhost:" + port + "\"")
+                .contains("\"jwks_uri\":\"https://localhost:" + port + "/");
+        java.net.http.HttpClient old = client(trust, "TLSv1.2");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> old.send(
+                java.net.http.HttpRequest.newBuilder(discovery).build(), java.net.http.HttpResponse.BodyHandlers.ofString()))
+                .isInstanceOf(javax.net.ssl.SSLHandshakeException.class);
+
+        GpucloudCliTest.Result half = cli("issuer", "--key-file", dir.resolve("issuer.jwk").toString(), "--tls-keystore",
+                keystore.toString());
+        assertThat(half.code()).isEqualTo(2);
+        assertThat(half.err()).contains("--tls-keystore and --tls-password-file go together");
+    }
+
+    private static java.net.http.HttpClient client(javax.net.ssl.TrustManagerFactory trust, String protocol)
+            throws Exception {
+        javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
+        tls.init(null, trust.getTrustManagers(), null);
+        javax.net.ssl.SSLParameters params = tls.getDefaultSSLParameters();
+        params.setProtocols(new String[] {protocol});
+        return java.net.http.HttpClient.newBuilder().sslContext(tls).sslParameters(params).build();
+    }
+
+    private static void keytool(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool")
+                .toString()));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes());
+        assertThat(process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(output).isZero();
+    }
+
+    @Test
     void a_dev_login_stores_a_private_token_that_whoami_reads_and_every_call_sends() throws Exception {
         Path key = dir.resolve("auth/issuer.jwk");
         DevIssuer.loadOrCreate(key, "http://localhost:1"); // as the issuer that up starts creates it

@@ -35,6 +35,16 @@ public record Caller(String subject, Set<String> tenants, Set<Role> roles, boole
     }
 
     /**
+     * What a refusal for a missing or bad token tells the caller to do: log in at the provider with the device flow,
+     * or, on a stack that {@code ./gpucloud up} started, with the development issuer, given {@code devOptions} (the
+     * role and tenant that call needs); then send the token.
+     */
+    public static String howToLogIn(String devOptions) {
+        return "log in with `gpucloud login` (your OIDC provider's device flow: `--issuer URL`; on a stack that"
+                + " ./gpucloud up started: `--dev " + devOptions + "`) and send 'authorization: Bearer <token>'";
+    }
+
+    /**
      * The caller a verified token describes: {@code tenantsClaim} is the value of its tenants claim (a string, or
      * a list of them as the JWT library gives it: strings or JSON values), {@code roleNames} its roles.
      *

@@ -26,8 +26,7 @@ public class Access {
 
     static final String AUTHORIZATION = "Authorization";
     private static final Logger LOG = Logger.getLogger(Access.class);
-    private static final String HOW_TO_LOG_IN = "log in with `./gpucloud login` (`--dev --tenant T --role member`"
-            + " against the local issuer) and send 'Authorization: Bearer <token>'";
+    private static final String HOW_TO_LOG_IN = Caller.howToLogIn("--tenant T --role member");
     private static final String INVALID_TOKEN = "the token is not valid here (expired, not yet valid, not signed by"
             + " the provider, or for another audience or issuer); " + HOW_TO_LOG_IN;
 

@@ -30,8 +30,7 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 public class AgentAccess {
 
     private static final Logger LOG = Logger.getLogger(AgentAccess.class);
-    private static final String HOW_TO_LOG_IN = "log in as an operator (`./gpucloud login --dev --role operator`"
-            + " against the local issuer) and send 'Authorization: Bearer <token>'";
+    private static final String HOW_TO_LOG_IN = "as an operator: " + Caller.howToLogIn("--role operator");
 
     private final boolean enabled;
     private final TokenVerifier verifier;

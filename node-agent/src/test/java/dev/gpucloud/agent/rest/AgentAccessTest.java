@@ -64,7 +64,7 @@ class AgentAccessTest {
         unauthorized.forEach((what, header) -> given().header("Authorization", header)
                 .post("/agent/faults/" + config.sim().nodePrefix() + "-a10g-spot-0/host-loss").then().statusCode(401)
                 .header("WWW-Authenticate", containsString("Bearer"))
-                .body("error", containsString("./gpucloud login")));
+                .body("error", containsString("gpucloud login` (your OIDC provider's device flow")));
         given().get("/agent/hosts").then().statusCode(401).body("error", containsString("no bearer token"));
         // an oversized token does not get past the HTTP layer's header limit (16 KiB)
         given().header("Authorization", bearer("a".repeat(16 * 1024 + 1))).get("/agent/hosts").then().statusCode(431);

@@ -42,8 +42,7 @@ public class Authentication implements ServerInterceptor {
      * that this check answers; a longer header is refused by the transport before any of this runs.
      */
     static final int MAX_TOKEN_CHARS = 6 * 1024;
-    static final String HOW_TO_LOG_IN = "log in with `./gpucloud login` (`--dev --tenant T --role member` against the"
-            + " local issuer) or send 'authorization: Bearer <token>'";
+    static final String HOW_TO_LOG_IN = Caller.howToLogIn("--tenant T --role member");
 
     private final boolean enabled;
     private final String tenantsClaim;
