@@ -4,6 +4,7 @@ import dev.gpucloud.contracts.events.AllocationEvent;
 import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.contracts.events.NodeEvent;
+import dev.gpucloud.contracts.events.Require;
 import dev.gpucloud.contracts.events.TelemetrySample;
 import dev.gpucloud.contracts.events.Topic;
 import dev.gpucloud.contracts.events.UsageEvent;
@@ -293,6 +294,16 @@ public final class Enrolment {
             return made;
         }
 
+        /**
+         * The seal of the agent a verified record named ({@link AgentSeal}): what this key holder seals a START's
+         * secret values with for that agent, and only that agent's own credential opens.
+         *
+         * @throws IllegalArgumentException when the id or the host list is not one an agent can be enrolled with
+         */
+        public AgentSeal sealFor(Agent agent) {
+            return AgentSeal.derive(agent.id(), enrolment(agent.id(), agent.hostList()).key());
+        }
+
         /** Reads the enrolment key from {@code file} (base64 of at least 32 bytes). */
         public static Verifier read(Path file) throws IOException {
             String text = Files.readString(file, StandardCharsets.US_ASCII).strip();
@@ -301,6 +312,30 @@ public final class Enrolment {
             } catch (IllegalArgumentException e) {
                 throw new IOException(file + ": not an enrolment key: " + e.getMessage());
             }
+        }
+    }
+
+    /**
+     * The agent that signed a record, as its headers name it: its id and its host list as it signed them (the list
+     * is part of what its key is derived from). Only meaningful once {@link Verifier#check} passed the record.
+     */
+    public record Agent(String id, String hostList) {
+
+        public Agent {
+            Require.text(id, "agent id");
+            Require.text(hostList, "agent hosts");
+        }
+
+        /** The agent {@code headers} name; {@code null} when they name none (an unsigned record). */
+        public static Agent of(Headers headers) {
+            String id = text(headers, AGENT_HEADER);
+            String hostList = text(headers, HOSTS_HEADER);
+            return id == null || id.isBlank() || hostList == null || hostList.isBlank() ? null : new Agent(id, hostList);
+        }
+
+        /** The agent that holds {@code credential}, as its signed records name it. */
+        public static Agent of(Credential credential) {
+            return new Agent(credential.agentId(), String.join(",", credential.hosts()));
         }
     }
 
@@ -337,15 +372,7 @@ public final class Enrolment {
         if (!read) {
             synchronized (Enrolment.class) {
                 if (!read) {
-                    String file = System.getProperty("gpucloud.enrolment.key", System.getenv(KEY_ENV));
-                    if (file != null && !file.isBlank() && !file.equals("none")) {
-                        try {
-                            configured = Verifier.read(Path.of(file));
-                        } catch (IOException e) {
-                            throw new IllegalStateException("cannot read the enrolment key " + file + " (" + KEY_ENV
-                                    + "): " + e.getMessage(), e);
-                        }
-                    }
+                    configured = verifier(System.getProperty("gpucloud.enrolment.key", System.getenv(KEY_ENV)));
                     read = true;
                 }
             }
@@ -354,11 +381,35 @@ public final class Enrolment {
     }
 
     /**
+     * The verifier of the enrolment key in {@code file}; {@code null} where {@code file} is null, blank or
+     * {@code none} (no key: agents' records are taken unsigned). For a service that reads the setting from its own
+     * configuration rather than through {@link #configuredVerifier()}.
+     *
+     * @throws IllegalStateException when the file cannot be read: a service should not start then
+     */
+    public static Verifier verifier(String file) {
+        if (file == null || file.isBlank() || file.equals("none")) {
+            return null;
+        }
+        try {
+            return Verifier.read(Path.of(file));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read the enrolment key " + file + " (" + KEY_ENV + "): "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
      * A line for a service's log at start that says whether agents' records are checked. It reads the enrolment
      * key, so a service that calls it at start does not start with a key it cannot read.
      */
     public static String startupNote() {
-        return configuredVerifier() != null
+        return startupNote(configuredVerifier());
+    }
+
+    /** As {@link #startupNote()}, for a service that holds its verifier ({@code null}: none). */
+    public static String startupNote(Verifier verifier) {
+        return verifier != null
                 ? "agents' records must be signed by an agent enrolled for their host (the enrolment key " + KEY_ENV
                         + " names)"
                 : "agents' records are taken unsigned: no enrolment key (" + KEY_ENV + "), as on a broker without logins";
