@@ -8,6 +8,7 @@ import dev.gpucloud.contracts.events.Require;
 import dev.gpucloud.contracts.events.TelemetrySample;
 import dev.gpucloud.contracts.events.Topic;
 import dev.gpucloud.contracts.events.UsageEvent;
+import dev.gpucloud.contracts.secrets.AgentSeal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -179,6 +180,32 @@ public final class Enrolment {
             return new Credential(agent.strip(), Enrolment.hosts(hosts), Base64.getDecoder().decode(key.strip()));
         }
 
+        /**
+         * The credential in {@code file}; {@code null} where {@code file} is null, blank or {@code none} (an agent
+         * without enrolment, on a broker without logins).
+         *
+         * @throws IllegalStateException when the file named cannot be read: an agent should not start then
+         */
+        public static Credential readIfNamed(String file) {
+            if (file == null || file.isBlank() || file.equals("none")) {
+                return null;
+            }
+            try {
+                return read(Path.of(file));
+            } catch (IOException | IllegalArgumentException e) {
+                throw new IllegalStateException("cannot read the enrolment credential " + file + ": " + e.getMessage(),
+                        e);
+            }
+        }
+
+        /**
+         * This agent's credential, from the file {@value #CREDENTIAL_ENV} names (what its records are signed with
+         * and its STARTs' secrets open with); {@code null} where none is named.
+         */
+        public static Credential configured() {
+            return readIfNamed(System.getenv(CREDENTIAL_ENV));
+        }
+
         /** Writes this credential to {@code file}, readable by its owner only. */
         public void write(Path file) throws IOException {
             KafkaAccess.writeClientConfig(file, java.util.Map.of("agent", agentId, "hosts", String.join(",", hosts),
@@ -201,6 +228,11 @@ public final class Enrolment {
             headers.add(MAC_HEADER, Base64.getEncoder().encode(tag));
             return new ProducerRecord<>(record.topic(), record.partition(), record.timestamp(), record.key(),
                     record.value(), headers);
+        }
+
+        /** This agent's own seal: what opens the secret values of a START sealed for it ({@link AgentSeal}). */
+        public AgentSeal seal() {
+            return AgentSeal.fromAgentKey(agentId, key);
         }
 
         @Override
@@ -301,7 +333,7 @@ public final class Enrolment {
          * @throws IllegalArgumentException when the id or the host list is not one an agent can be enrolled with
          */
         public AgentSeal sealFor(Agent agent) {
-            return AgentSeal.derive(agent.id(), enrolment(agent.id(), agent.hostList()).key());
+            return AgentSeal.fromAgentKey(agent.id(), enrolment(agent.id(), agent.hostList()).key());
         }
 
         /** Reads the enrolment key from {@code file} (base64 of at least 32 bytes). */

@@ -17,7 +17,7 @@ import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
 import dev.gpucloud.contracts.grpc.v1.JobSpec;
 import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
-import dev.gpucloud.contracts.kafka.AgentSeal;
+import dev.gpucloud.contracts.secrets.AgentSeal;
 import dev.gpucloud.contracts.kafka.Enrolment;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.testsupport.KafkaTestResource;
@@ -204,8 +204,8 @@ class AgentSealedSecretsTest {
         assertThat(start.type()).isEqualTo(NodeCommandType.START);
         assertThat(start.env()).containsExactly(Map.entry("MODE", "fast"));
         assertThat(start.secretEnv().get("WANDB_API_KEY")).startsWith("gpucloud:agent-sealed:v1:rack-" + run + ":");
-        assertThat(AgentSeal.open(start, AgentSeal.of(agent))).containsExactly(Map.entry("WANDB_API_KEY", SECRET));
-        assertThatThrownBy(() -> AgentSeal.open(start, AgentSeal.of(otherAgent)))
+        assertThat(AgentSeal.open(start, agent.seal())).containsExactly(Map.entry("WANDB_API_KEY", SECRET));
+        assertThatThrownBy(() -> AgentSeal.open(start, otherAgent.seal()))
                 .isInstanceOf(AgentSeal.Refused.class).hasMessageContaining("'WANDB_API_KEY'")
                 .hasMessageNotContaining(SECRET);
 
@@ -219,7 +219,7 @@ class AgentSealedSecretsTest {
                 Duration.ofSeconds(30));
         NodeCommand again = starts.stream().map(r -> EventRecords.decode(Topics.NODE_COMMANDS, r).payload())
                 .filter(c -> !c.allocationId().equals(start.allocationId())).findFirst().orElseThrow();
-        assertThat(AgentSeal.open(again, AgentSeal.of(agent))).containsExactly(Map.entry("WANDB_API_KEY", SECRET));
+        assertThat(AgentSeal.open(again, agent.seal())).containsExactly(Map.entry("WANDB_API_KEY", SECRET));
         assertThat(starts).allSatisfy(r -> assertThat(text(r)).doesNotContain(SECRET));
 
         // every outbox row of the host's commands held it sealed, never in the clear

@@ -2,7 +2,7 @@ package dev.gpucloud.scheduler.service.engine;
 
 import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.NodeCommandType;
-import dev.gpucloud.contracts.kafka.AgentSeal;
+import dev.gpucloud.contracts.secrets.AgentSeal;
 import dev.gpucloud.contracts.kafka.Enrolment;
 import dev.gpucloud.scheduler.service.config.EnrolmentKey;
 import jakarta.enterprise.context.ApplicationScoped;

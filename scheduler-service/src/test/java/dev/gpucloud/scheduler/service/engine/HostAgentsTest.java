@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.NodeCommandType;
-import dev.gpucloud.contracts.kafka.AgentSeal;
+import dev.gpucloud.contracts.secrets.AgentSeal;
 import dev.gpucloud.contracts.kafka.Enrolment;
 import dev.gpucloud.scheduler.service.config.EnrolmentKey;
 import java.io.IOException;
@@ -56,7 +56,7 @@ class HostAgentsTest {
 
         assertThat(sealed.secretEnv().get("WANDB_API_KEY")).startsWith("gpucloud:agent-sealed:v1:rack-a:")
                 .doesNotContain(SECRET);
-        assertThat(AgentSeal.open(sealed, AgentSeal.of(rackA))).containsExactly(Map.entry("WANDB_API_KEY", SECRET));
+        assertThat(AgentSeal.open(sealed, rackA.seal())).containsExactly(Map.entry("WANDB_API_KEY", SECRET));
     }
 
     @Test
@@ -67,8 +67,8 @@ class HostAgentsTest {
 
         NodeCommand sealed = agents.sealed(start("a-0"));
 
-        assertThat(AgentSeal.open(sealed, AgentSeal.of(widened))).containsEntry("WANDB_API_KEY", SECRET);
-        assertThatThrownBy(() -> AgentSeal.open(sealed, AgentSeal.of(rackA))).isInstanceOf(AgentSeal.Refused.class);
+        assertThat(AgentSeal.open(sealed, widened.seal())).containsEntry("WANDB_API_KEY", SECRET);
+        assertThatThrownBy(() -> AgentSeal.open(sealed, rackA.seal())).isInstanceOf(AgentSeal.Refused.class);
     }
 
     @Test
@@ -76,7 +76,7 @@ class HostAgentsTest {
         NodeCommand unknown = agents.sealed(start("a-0"));
 
         assertThat(unknown.secretEnv()).containsExactly(Map.entry("WANDB_API_KEY", AgentSeal.WITHHELD));
-        assertThatThrownBy(() -> AgentSeal.open(unknown, AgentSeal.of(rackA))).isInstanceOf(AgentSeal.Refused.class)
+        assertThatThrownBy(() -> AgentSeal.open(unknown, rackA.seal())).isInstanceOf(AgentSeal.Refused.class)
                 .hasMessageContaining("'WANDB_API_KEY' was withheld by the scheduler");
     }
 

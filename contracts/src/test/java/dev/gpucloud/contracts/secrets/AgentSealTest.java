@@ -1,4 +1,4 @@
-package dev.gpucloud.contracts.kafka;
+package dev.gpucloud.contracts.secrets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,6 +9,8 @@ import dev.gpucloud.contracts.events.NodeCommandType;
 import dev.gpucloud.contracts.events.NodeEvent;
 import dev.gpucloud.contracts.events.NodeEventType;
 import dev.gpucloud.contracts.events.Topics;
+import dev.gpucloud.contracts.kafka.Enrolment;
+import dev.gpucloud.contracts.kafka.EventRecords;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -50,7 +52,7 @@ class AgentSealTest {
 
         assertThat(sealed.secretEnv().get("TOKEN")).startsWith("gpucloud:agent-sealed:v1:rack-a:").doesNotContain(VALUE);
         assertThat(sealed.secretEnv().values()).allMatch(AgentSeal::isSealed);
-        assertThat(AgentSeal.open(sealed, AgentSeal.of(rackA)))
+        assertThat(AgentSeal.open(sealed, rackA.seal()))
                 .containsExactlyInAnyOrderEntriesOf(Map.of("TOKEN", VALUE, "EMPTY", ""));
     }
 
@@ -63,7 +65,7 @@ class AgentSealTest {
 
         assertThat(agent).isEqualTo(new Enrolment.Agent("rack-a", "a-*"));
         NodeCommand sealed = scheduler.sealFor(agent).seal(start("a-3", "j-a3", Map.of("TOKEN", VALUE)));
-        assertThat(AgentSeal.open(sealed, AgentSeal.of(rackA))).containsEntry("TOKEN", VALUE);
+        assertThat(AgentSeal.open(sealed, rackA.seal())).containsEntry("TOKEN", VALUE);
     }
 
     @Test
@@ -78,7 +80,7 @@ class AgentSealTest {
     void another_agent_cannot_open_it() {
         NodeCommand sealed = sealedFor(rackA, start(Map.of("TOKEN", VALUE)));
 
-        assertThatThrownBy(() -> AgentSeal.open(sealed, AgentSeal.of(rackB))).isInstanceOf(AgentSeal.Refused.class)
+        assertThatThrownBy(() -> AgentSeal.open(sealed, rackB.seal())).isInstanceOf(AgentSeal.Refused.class)
                 .hasMessage("secret variable 'TOKEN' is sealed for agent 'rack-a', not for this agent, 'rack-b'");
     }
 
@@ -87,7 +89,7 @@ class AgentSealTest {
         String value = sealedFor(rackA, start(Map.of("TOKEN", VALUE))).secretEnv().get("TOKEN");
         String renamed = value.replace(":rack-a:", ":rack-b:");
 
-        assertThatThrownBy(() -> AgentSeal.open(start(Map.of("TOKEN", renamed)), AgentSeal.of(rackB)))
+        assertThatThrownBy(() -> AgentSeal.open(start(Map.of("TOKEN", renamed)), rackB.seal()))
                 .isInstanceOf(AgentSeal.Refused.class)
                 .hasMessageStartingWith("secret variable 'TOKEN' does not open with the key of agent 'rack-b'");
     }
@@ -97,7 +99,7 @@ class AgentSealTest {
         Enrolment.Credential widened = Enrolment.Credential.mint(KEY, "rack-a", List.of("a-*", "c-*"));
         NodeCommand sealed = sealedFor(rackA, start(Map.of("TOKEN", VALUE)));
 
-        assertThatThrownBy(() -> AgentSeal.open(sealed, AgentSeal.of(widened))).isInstanceOf(AgentSeal.Refused.class)
+        assertThatThrownBy(() -> AgentSeal.open(sealed, widened.seal())).isInstanceOf(AgentSeal.Refused.class)
                 .hasMessageContaining("does not open with the key of agent 'rack-a'");
     }
 
@@ -106,9 +108,10 @@ class AgentSealTest {
         byte[] other = KEY.clone();
         other[0] ^= 1;
         NodeCommand sealed = sealedFor(rackA, start(Map.of("TOKEN", VALUE)));
+        Enrolment.Credential minted = Enrolment.Credential.mint(other, "rack-a", List.of("a-*"));
 
-        assertThatThrownBy(() -> AgentSeal.open(sealed, AgentSeal.of(Enrolment.Credential.mint(other, "rack-a",
-                List.of("a-*"))))).isInstanceOf(AgentSeal.Refused.class).hasMessageContaining("does not open");
+        assertThatThrownBy(() -> AgentSeal.open(sealed, minted.seal())).isInstanceOf(AgentSeal.Refused.class)
+                .hasMessageContaining("does not open");
     }
 
     @Test
@@ -117,7 +120,7 @@ class AgentSealTest {
         int at = value.length() - 5;
         String altered = value.substring(0, at) + (value.charAt(at) == 'A' ? 'B' : 'A') + value.substring(at + 1);
 
-        assertThatThrownBy(() -> AgentSeal.open(start(Map.of("TOKEN", altered)), AgentSeal.of(rackA)))
+        assertThatThrownBy(() -> AgentSeal.open(start(Map.of("TOKEN", altered)), rackA.seal()))
                 .isInstanceOf(AgentSeal.Refused.class)
                 .hasMessageContaining("secret variable 'TOKEN' does not open").hasMessageContaining("altered");
     }
@@ -141,14 +144,14 @@ class AgentSealTest {
         String value = sealedFor(rackA, start(Map.of("TOKEN", VALUE))).secretEnv().get("TOKEN");
         NodeCommand copied = other.withSecretEnv(Map.of(name, value));
 
-        assertThatThrownBy(() -> AgentSeal.open(copied, AgentSeal.of(rackA))).isInstanceOf(AgentSeal.Refused.class)
+        assertThatThrownBy(() -> AgentSeal.open(copied, rackA.seal())).isInstanceOf(AgentSeal.Refused.class)
                 .hasMessageStartingWith("secret variable '" + name + "' does not open");
     }
 
     @ParameterizedTest(name = "''{0}'' is not a sealed value")
     @MethodSource("malformed")
     void a_malformed_sealed_value_is_refused_by_name(String text) {
-        assertThatThrownBy(() -> AgentSeal.open(start(Map.of("TOKEN", text)), AgentSeal.of(rackA)))
+        assertThatThrownBy(() -> AgentSeal.open(start(Map.of("TOKEN", text)), rackA.seal()))
                 .isInstanceOf(AgentSeal.Refused.class)
                 .hasMessage("secret variable 'TOKEN' is not a well-formed sealed value"
                         + " ('gpucloud:agent-sealed:v1:<agent id>:<base64url>')");
@@ -176,7 +179,7 @@ class AgentSealTest {
         NodeCommand withheld = AgentSeal.withhold(start(Map.of("TOKEN", VALUE)));
 
         assertThat(withheld.secretEnv()).containsExactly(Map.entry("TOKEN", AgentSeal.WITHHELD));
-        assertThatThrownBy(() -> AgentSeal.open(withheld, AgentSeal.of(rackA))).isInstanceOf(AgentSeal.Refused.class)
+        assertThatThrownBy(() -> AgentSeal.open(withheld, rackA.seal())).isInstanceOf(AgentSeal.Refused.class)
                 .hasMessageStartingWith("secret variable 'TOKEN' was withheld by the scheduler: it knew no enrolled"
                         + " agent of host a-0");
     }
@@ -188,7 +191,7 @@ class AgentSealTest {
         secrets.put("OTHER", "plain");
 
         assertThat(AgentSeal.open(start(secrets), null)).isEqualTo(secrets);
-        assertThat(AgentSeal.open(start(secrets), AgentSeal.of(rackA))).isEqualTo(secrets);
+        assertThat(AgentSeal.open(start(secrets), rackA.seal())).isEqualTo(secrets);
     }
 
     @Test
@@ -206,7 +209,7 @@ class AgentSealTest {
     @Test
     void what_is_printed_never_holds_a_value_or_a_key() {
         NodeCommand start = start(Map.of("TOKEN", VALUE));
-        AgentSeal seal = AgentSeal.of(rackA);
+        AgentSeal seal = rackA.seal();
 
         assertThat(seal.toString()).isEqualTo("AgentSeal[agent=rack-a]");
         assertThat(seal.seal(start).toString()).contains("TOKEN=(secret)").doesNotContain(VALUE, "agent-sealed");

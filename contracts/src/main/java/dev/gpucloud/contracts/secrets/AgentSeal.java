@@ -1,4 +1,4 @@
-package dev.gpucloud.contracts.kafka;
+package dev.gpucloud.contracts.secrets;
 
 import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.NodeCommandType;
@@ -20,15 +20,16 @@ import javax.crypto.spec.SecretKeySpec;
  * Seals the secret variables of a START for the one node agent that runs its worker (docs/security.md, "Secret job
  * variables"), so that the scheduler's outbox, the broker's copy of {@code node.commands} and every other agent
  * hold them encrypted. The key is the agent's secrets key: an HMAC-SHA256, with its own label, of the agent's
- * enrolment key ({@link Enrolment}), which the scheduler derives from the stack's enrolment key and the agent holds
- * in its credential, and nobody else can work out. Each value is encrypted on its own with AES-256-GCM and a fresh
- * 12-byte nonce; the associated data is the agent, the host, the tenant, the job, the allocation and the variable's
- * name, so a sealed value copied into another START, or under another name, does not open. A sealed value reads
- * {@code gpucloud:agent-sealed:v1:<agent id>:<base64url(nonce|ciphertext)>}.
+ * enrolment key ({@code contracts.kafka.Enrolment}), which the scheduler derives from the stack's enrolment key,
+ * the agent holds in its credential, and nobody else can work out. Each value is encrypted on its own with
+ * AES-256-GCM and a fresh 12-byte nonce; the associated data is the agent, the host, the tenant, the job, the
+ * allocation and the variable's name, so a sealed value copied into another START, or under another name, does not
+ * open. A sealed value reads {@code gpucloud:agent-sealed:v1:<agent id>:<base64url(nonce|ciphertext)>}.
  *
  * <p>A value without the prefix is clear: a scheduler without an enrolment key sends them so (tests, a broker
  * without logins), and an agent takes them as they are. A value the agent cannot open fails its START, with a reason
- * that names the variable and never the value ({@link Refused}).
+ * that names the variable and never the value ({@link Refused}). Plain Java (the JDK's crypto only), so the node
+ * agent's runner can use it.
  */
 public final class AgentSeal {
 
@@ -54,8 +55,12 @@ public final class AgentSeal {
         this.key = key;
     }
 
-    /** The seal of agent {@code agentId} whose enrolment key is {@code agentKey}: its secrets key, derived from it. */
-    static AgentSeal derive(String agentId, byte[] agentKey) {
+    /**
+     * The seal of agent {@code agentId} whose enrolment key is {@code agentKey} ({@code Enrolment.agentKey}): its
+     * secrets key, derived from it. The scheduler gets it through {@code Enrolment.Verifier.sealFor}, an agent
+     * through {@code Enrolment.Credential.seal}.
+     */
+    public static AgentSeal fromAgentKey(String agentId, byte[] agentKey) {
         try {
             // a key of its own rather than the signing key: one key, one purpose
             Mac mac = Mac.getInstance("HmacSHA256");
@@ -64,11 +69,6 @@ public final class AgentSeal {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is part of every Java runtime", e);
         }
-    }
-
-    /** An agent's own seal, from its credential: what opens the values sealed for it. */
-    public static AgentSeal of(Enrolment.Credential own) {
-        return derive(own.agentId(), own.key());
     }
 
     /** The agent this seal is for. */
@@ -153,7 +153,7 @@ public final class AgentSeal {
         }
         if (own == null) {
             throw new Refused(variable + " is sealed for agent '" + Check.clip(sealedFor) + "', and this agent has no"
-                    + " enrolment credential to open it with (" + Enrolment.CREDENTIAL_ENV + ")");
+                    + " enrolment credential to open it with (GPUCLOUD_ENROLMENT_CREDENTIAL)");
         }
         if (!sealedFor.equals(own.agentId)) {
             throw new Refused(variable + " is sealed for agent '" + Check.clip(sealedFor) + "', not for this agent, '"
