@@ -362,7 +362,8 @@ public final class Enrolment {
         public static Agent of(Headers headers) {
             String id = text(headers, AGENT_HEADER);
             String hostList = text(headers, HOSTS_HEADER);
-            return id == null || id.isBlank() || hostList == null || hostList.isBlank() ? null : new Agent(id, hostList);
+            return id == null || id.isBlank() || hostList == null || hostList.isBlank() ? null
+                    : new Agent(id, hostList);
         }
 
         /** The agent that holds {@code credential}, as its signed records name it. */

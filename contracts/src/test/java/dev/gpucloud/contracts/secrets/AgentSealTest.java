@@ -50,7 +50,8 @@ class AgentSealTest {
     void the_agent_opens_what_the_scheduler_sealed_for_it() {
         NodeCommand sealed = sealedFor(rackA, start(Map.of("TOKEN", VALUE, "EMPTY", "")));
 
-        assertThat(sealed.secretEnv().get("TOKEN")).startsWith("gpucloud:agent-sealed:v1:rack-a:").doesNotContain(VALUE);
+        assertThat(sealed.secretEnv().get("TOKEN")).startsWith("gpucloud:agent-sealed:v1:rack-a:")
+                .doesNotContain(VALUE);
         assertThat(sealed.secretEnv().values()).allMatch(AgentSeal::isSealed);
         assertThat(AgentSeal.open(sealed, rackA.seal()))
                 .containsExactlyInAnyOrderEntriesOf(Map.of("TOKEN", VALUE, "EMPTY", ""));

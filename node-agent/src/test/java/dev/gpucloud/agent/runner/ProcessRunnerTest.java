@@ -237,7 +237,8 @@ class ProcessRunnerTest {
                 .withSecretEnv(Map.of("TOKEN", "hunter2"))));
 
         assertThat(exited("s3").detail()).isEqualTo("cannot start: secret variable 'TOKEN' is sealed for agent"
-                + " 'rack-a', and this agent has no enrolment credential to open it with (GPUCLOUD_ENROLMENT_CREDENTIAL)");
+                + " 'rack-a', and this agent has no enrolment credential to open it with"
+                + " (GPUCLOUD_ENROLMENT_CREDENTIAL)");
         handle(start("s4", List.of(0), null, 0, List.of("bash", "-c", "test \"$TOKEN\" = hunter2"), Map.of())
                 .withSecretEnv(Map.of("TOKEN", "hunter2")));
         tickUntil(t -> t.exited("s4") != null);

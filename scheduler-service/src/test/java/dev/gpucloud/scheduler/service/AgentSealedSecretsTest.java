@@ -181,7 +181,8 @@ class AgentSealedSecretsTest {
         TopicTail commands = kafka.tail(Topics.NODE_COMMANDS.name());
         TopicTail refusedInventory = kafka.deadLetters(Topics.GPU_INVENTORY);
         // the key is in force: a host whose inventory no enrolled agent signed never joins
-        kafka.send(EventRecords.record(Topics.GPU_INVENTORY, unsigned, host(unsigned), Enrolment.SOURCE_PREFIX + unsigned));
+        kafka.send(EventRecords.record(Topics.GPU_INVENTORY, unsigned, host(unsigned),
+                Enrolment.SOURCE_PREFIX + unsigned));
         kafka.send(fromAgent(Topics.GPU_INVENTORY, nodeId, host(nodeId), nodeId));
         assertThat(refusedInventory.next(r -> unsigned.equals(r.key()), 1, Duration.ofSeconds(20)).get(0))
                 .satisfies(r -> assertThat(TopicTail.deadLetterReason(r)).contains("not signed by an enrolled agent"));
