@@ -6,14 +6,15 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
-/** The event records are plain Java: only the kafka adapter package may touch Kafka. */
+/** The event records and the agents' secret seal are plain Java: only the kafka adapter package may touch Kafka. */
 class PureCodeBoundaryTest {
 
     @Test
     void event_records_import_no_framework() {
         var classes = new ClassFileImporter()
                 .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .importPackages("dev.gpucloud.contracts.events", "dev.gpucloud.contracts.limits");
+                .importPackages("dev.gpucloud.contracts.events", "dev.gpucloud.contracts.limits",
+                        "dev.gpucloud.contracts.secrets");
 
         noClasses().should().dependOnClassesThat().resideInAnyPackage(
                         "io.quarkus..", "jakarta.enterprise..", "jakarta.inject..", "io.vertx..", "org.hibernate..",

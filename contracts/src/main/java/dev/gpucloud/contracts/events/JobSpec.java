@@ -45,6 +45,12 @@ public record JobSpec(
      */
     public static final String SEALED_PREFIX = "gpucloud:sealed:";
 
+    /**
+     * How a secret value sealed for one node agent begins (in a START, {@code AgentSeal}); a submitted secret may not,
+     * or the agent would take it for a sealed one that does not open, and fail the job's workers.
+     */
+    public static final String AGENT_SEALED_PREFIX = "gpucloud:agent-sealed:";
+
     /** What a secret value reads as wherever a spec is shown (GetJob, ListJobs, logs). */
     public static final String REDACTED = "(secret)";
 
@@ -133,6 +139,11 @@ public record JobSpec(
                 throw new IllegalArgumentException("field 'spec.secretEnv[" + e.getKey() + "]' begins with '"
                         + SEALED_PREFIX + "', which marks a value the scheduler sealed at rest: it could not be told"
                         + " apart when read back");
+            }
+            if (value.startsWith(AGENT_SEALED_PREFIX)) {
+                throw new IllegalArgumentException("field 'spec.secretEnv[" + e.getKey() + "]' begins with '"
+                        + AGENT_SEALED_PREFIX + "', which marks a value sealed for a node agent: the agent could not"
+                        + " tell it apart");
             }
             chars += e.getKey().length() + value.length();
         }

@@ -4,9 +4,11 @@ import dev.gpucloud.contracts.events.AllocationEvent;
 import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.contracts.events.NodeEvent;
+import dev.gpucloud.contracts.events.Require;
 import dev.gpucloud.contracts.events.TelemetrySample;
 import dev.gpucloud.contracts.events.Topic;
 import dev.gpucloud.contracts.events.UsageEvent;
+import dev.gpucloud.contracts.secrets.AgentSeal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -178,6 +180,32 @@ public final class Enrolment {
             return new Credential(agent.strip(), Enrolment.hosts(hosts), Base64.getDecoder().decode(key.strip()));
         }
 
+        /**
+         * The credential in {@code file}; {@code null} where {@code file} is null, blank or {@code none} (an agent
+         * without enrolment, on a broker without logins).
+         *
+         * @throws IllegalStateException when the file named cannot be read: an agent should not start then
+         */
+        public static Credential readIfNamed(String file) {
+            if (file == null || file.isBlank() || file.equals("none")) {
+                return null;
+            }
+            try {
+                return read(Path.of(file));
+            } catch (IOException | IllegalArgumentException e) {
+                throw new IllegalStateException("cannot read the enrolment credential " + file + ": " + e.getMessage(),
+                        e);
+            }
+        }
+
+        /**
+         * This agent's credential, from the file {@value #CREDENTIAL_ENV} names (what its records are signed with
+         * and its STARTs' secrets open with); {@code null} where none is named.
+         */
+        public static Credential configured() {
+            return readIfNamed(System.getenv(CREDENTIAL_ENV));
+        }
+
         /** Writes this credential to {@code file}, readable by its owner only. */
         public void write(Path file) throws IOException {
             KafkaAccess.writeClientConfig(file, java.util.Map.of("agent", agentId, "hosts", String.join(",", hosts),
@@ -200,6 +228,11 @@ public final class Enrolment {
             headers.add(MAC_HEADER, Base64.getEncoder().encode(tag));
             return new ProducerRecord<>(record.topic(), record.partition(), record.timestamp(), record.key(),
                     record.value(), headers);
+        }
+
+        /** This agent's own seal: what opens the secret values of a START sealed for it ({@link AgentSeal}). */
+        public AgentSeal seal() {
+            return AgentSeal.fromAgentKey(agentId, key);
         }
 
         @Override
@@ -293,6 +326,16 @@ public final class Enrolment {
             return made;
         }
 
+        /**
+         * The seal of the agent a verified record named ({@link AgentSeal}): what this key holder seals a START's
+         * secret values with for that agent, and only that agent's own credential opens.
+         *
+         * @throws IllegalArgumentException when the id or the host list is not one an agent can be enrolled with
+         */
+        public AgentSeal sealFor(Agent agent) {
+            return AgentSeal.fromAgentKey(agent.id(), enrolment(agent.id(), agent.hostList()).key());
+        }
+
         /** Reads the enrolment key from {@code file} (base64 of at least 32 bytes). */
         public static Verifier read(Path file) throws IOException {
             String text = Files.readString(file, StandardCharsets.US_ASCII).strip();
@@ -301,6 +344,31 @@ public final class Enrolment {
             } catch (IllegalArgumentException e) {
                 throw new IOException(file + ": not an enrolment key: " + e.getMessage());
             }
+        }
+    }
+
+    /**
+     * The agent that signed a record, as its headers name it: its id and its host list as it signed them (the list
+     * is part of what its key is derived from). Only meaningful once {@link Verifier#check} passed the record.
+     */
+    public record Agent(String id, String hostList) {
+
+        public Agent {
+            Require.text(id, "agent id");
+            Require.text(hostList, "agent hosts");
+        }
+
+        /** The agent {@code headers} name; {@code null} when they name none (an unsigned record). */
+        public static Agent of(Headers headers) {
+            String id = text(headers, AGENT_HEADER);
+            String hostList = text(headers, HOSTS_HEADER);
+            return id == null || id.isBlank() || hostList == null || hostList.isBlank() ? null
+                    : new Agent(id, hostList);
+        }
+
+        /** The agent that holds {@code credential}, as its signed records name it. */
+        public static Agent of(Credential credential) {
+            return new Agent(credential.agentId(), String.join(",", credential.hosts()));
         }
     }
 
@@ -337,15 +405,7 @@ public final class Enrolment {
         if (!read) {
             synchronized (Enrolment.class) {
                 if (!read) {
-                    String file = System.getProperty("gpucloud.enrolment.key", System.getenv(KEY_ENV));
-                    if (file != null && !file.isBlank() && !file.equals("none")) {
-                        try {
-                            configured = Verifier.read(Path.of(file));
-                        } catch (IOException e) {
-                            throw new IllegalStateException("cannot read the enrolment key " + file + " (" + KEY_ENV
-                                    + "): " + e.getMessage(), e);
-                        }
-                    }
+                    configured = verifier(System.getProperty("gpucloud.enrolment.key", System.getenv(KEY_ENV)));
                     read = true;
                 }
             }
@@ -354,11 +414,35 @@ public final class Enrolment {
     }
 
     /**
+     * The verifier of the enrolment key in {@code file}; {@code null} where {@code file} is null, blank or
+     * {@code none} (no key: agents' records are taken unsigned). For a service that reads the setting from its own
+     * configuration rather than through {@link #configuredVerifier()}.
+     *
+     * @throws IllegalStateException when the file cannot be read: a service should not start then
+     */
+    public static Verifier verifier(String file) {
+        if (file == null || file.isBlank() || file.equals("none")) {
+            return null;
+        }
+        try {
+            return Verifier.read(Path.of(file));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read the enrolment key " + file + " (" + KEY_ENV + "): "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
      * A line for a service's log at start that says whether agents' records are checked. It reads the enrolment
      * key, so a service that calls it at start does not start with a key it cannot read.
      */
     public static String startupNote() {
-        return configuredVerifier() != null
+        return startupNote(configuredVerifier());
+    }
+
+    /** As {@link #startupNote()}, for a service that holds its verifier ({@code null}: none). */
+    public static String startupNote(Verifier verifier) {
+        return verifier != null
                 ? "agents' records must be signed by an agent enrolled for their host (the enrolment key " + KEY_ENV
                         + " names)"
                 : "agents' records are taken unsigned: no enrolment key (" + KEY_ENV + "), as on a broker without logins";

@@ -1,7 +1,5 @@
 package dev.gpucloud.contracts.kafka;
 
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerInterceptor;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -24,15 +22,8 @@ public final class EnrolmentSigner implements ProducerInterceptor<String, byte[]
     @Override
     public void configure(Map<String, ?> configs) {
         Object setting = configs.get(CREDENTIAL_CONFIG);
-        String file = setting != null ? setting.toString() : System.getenv(Enrolment.CREDENTIAL_ENV);
-        if (file == null || file.isBlank() || file.equals("none")) {
-            return;
-        }
-        try {
-            credential = Enrolment.Credential.read(Path.of(file));
-        } catch (IOException | IllegalArgumentException e) {
-            throw new IllegalStateException("cannot read the enrolment credential " + file + ": " + e.getMessage(), e);
-        }
+        credential = Enrolment.Credential.readIfNamed(setting != null ? setting.toString()
+                : System.getenv(Enrolment.CREDENTIAL_ENV));
     }
 
     /** The credential records are signed with; {@code null} when none is configured. */

@@ -83,6 +83,9 @@ class JobSpecTest {
                         "field 'spec.secretEnv[TOKEN]' holds 4200 characters, over the limit of 4096"),
                 Arguments.of("a NUL in a value", Map.of(), Map.of("TOKEN", "hunter2\0"),
                         "field 'spec.secretEnv[TOKEN]' holds a NUL character"),
+                Arguments.of("a value that looks sealed for an agent", Map.of(),
+                        Map.of("TOKEN", "gpucloud:agent-sealed:v1:a1:hunter2"),
+                        "field 'spec.secretEnv[TOKEN]' begins with 'gpucloud:agent-sealed:'"),
                 Arguments.of("more than 32 secrets", Map.of(), many(33), "spec.secretEnv"));
     }
 

@@ -18,6 +18,7 @@ import dev.gpucloud.agent.runner.ProcessRunner;
 import dev.gpucloud.agent.runner.RunnerSettings;
 import dev.gpucloud.agent.sim.SimulatedFleet;
 import dev.gpucloud.agent.sim.SimulationSettings;
+import dev.gpucloud.contracts.kafka.Enrolment;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.enterprise.inject.Typed;
@@ -124,7 +125,14 @@ public class BackendProducer {
         LOG.infof("agent %s runs allocations as processes (%s)", config.id(), settings);
         // on a real host NVML creates the MIG instance a START's slot names, where none is there yet
         MigProvisioner mig = EnrichedBackend.unwrap(backend) instanceof MigProvisioner m ? m : MigProvisioner.NONE;
-        return new ProcessRunner(backend.inventory(), settings, clock, mig);
+        // the same credential its records are signed with opens the secrets sealed for it
+        Enrolment.Credential credential = Enrolment.Credential.configured();
+        LOG.infof(credential != null
+                ? "agent %s opens the secret variables sealed for " + credential.agentId() + " with its credential"
+                : "agent %s has no enrolment credential (" + Enrolment.CREDENTIAL_ENV + "): a START's secret"
+                        + " variables run only if they come in the clear", config.id());
+        return new ProcessRunner(backend.inventory(), settings, clock, mig,
+                credential == null ? null : credential.seal());
     }
 
     void closeRunner(@Disposes AllocationRunner runner) {

@@ -6,6 +6,7 @@ import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.MigInstance;
 import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.UsageEvent;
+import dev.gpucloud.contracts.secrets.AgentSeal;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,6 +31,11 @@ import java.util.stream.Collectors;
  * directory, which becomes CHECKPOINT_SAVED. STOP sends SIGTERM to the process tree and SIGKILL
  * after a grace period. Usage is cut from the start in fixed steps until the moment the process
  * exits. Every method is synchronized: commands and ticks come from different threads.
+ *
+ * <p>A START's secret values come sealed for this agent where the scheduler has the stack's enrolment key
+ * ({@link AgentSeal}): they are opened with the agent's own credential just before the process starts, and only
+ * its environment holds them in the clear. One that does not open (sealed for another agent, altered, withheld, or
+ * no credential here) fails the START with a reason that names the variable, never the value.
  */
 public final class ProcessRunner implements AllocationRunner, AutoCloseable {
 
@@ -51,6 +57,8 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
     private final RunnerSettings settings;
     private final Clock clock;
     private final MigProvisioner mig;
+    /** What opens the secret values sealed for this agent; null for an agent without enrolment credential. */
+    private final AgentSeal own;
     private final Map<String, GpuLedger> hosts = new LinkedHashMap<>();
     private final Map<String, ProcessRun> runs = new LinkedHashMap<>();
     private final RecentIds seenCommands = new RecentIds(REMEMBERED);
@@ -66,9 +74,19 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
      * none yet (NVML's backend on a real host).
      */
     public ProcessRunner(List<HostInventory> hosts, RunnerSettings settings, Clock clock, MigProvisioner mig) {
+        this(hosts, settings, clock, mig, null);
+    }
+
+    /**
+     * A runner that opens the secret values sealed for this agent with {@code own} (its credential's seal; null for
+     * an agent without one, which runs clear values only).
+     */
+    public ProcessRunner(List<HostInventory> hosts, RunnerSettings settings, Clock clock, MigProvisioner mig,
+            AgentSeal own) {
         this.settings = settings;
         this.clock = clock;
         this.mig = mig;
+        this.own = own;
         hosts.forEach(h -> this.hosts.put(h.nodeId(), new GpuLedger(h)));
     }
 
@@ -178,6 +196,15 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
             return;
         }
         String problem = specProblem(command);
+        Map<String, String> secrets = Map.of();
+        if (problem == null) { // before any GPU is claimed or MIG instance made for a START that cannot run
+            try {
+                secrets = AgentSeal.open(command, own);
+                problem = nulIn(secrets);
+            } catch (AgentSeal.Refused e) {
+                problem = e.getMessage();
+            }
+        }
         GpuLedger.Result result = problem == null
                 ? host.check(command.gpuIndices(), command.migInstanceUuid(), command.milliGpu()) : null;
         GpuLedger.Claim claim = result == null ? null : result.claim();
@@ -217,7 +244,7 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
                 .directory(workDir.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        builder.environment().putAll(environment(command, claim, checkpointDir));
+        builder.environment().putAll(environment(command, secrets, claim, checkpointDir));
         Process process;
         try {
             process = builder.start();
@@ -356,13 +383,24 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
         return null;
     }
 
+    /** The first opened secret value that holds a NUL (no process environment can), by its name; or null. */
+    private static String nulIn(Map<String, String> secrets) {
+        for (Map.Entry<String, String> e : secrets.entrySet()) {
+            if (e.getValue().indexOf('\0') >= 0) {
+                return "secret env " + e.getKey() + " is null or holds a NUL character";
+            }
+        }
+        return null;
+    }
+
     /**
-     * The job's environment, its secret variables (which only the process sees: they are never logged or
-     * reported), then the runner's: the GPUs, the gang and the checkpoint locations.
+     * The job's environment, its secret variables opened ({@code secrets}, which only the process sees: they are
+     * never logged or reported), then the runner's: the GPUs, the gang and the checkpoint locations.
      */
-    private Map<String, String> environment(NodeCommand command, GpuLedger.Claim claim, Path checkpointDir) {
+    private Map<String, String> environment(NodeCommand command, Map<String, String> secrets, GpuLedger.Claim claim,
+            Path checkpointDir) {
         Map<String, String> env = new LinkedHashMap<>(command.env());
-        env.putAll(command.secretEnv());
+        env.putAll(secrets);
         env.put("CUDA_VISIBLE_DEVICES", claim.migInstanceUuid() != null ? claim.migInstanceUuid()
                 : claim.gpuIndices().stream().map(String::valueOf).collect(Collectors.joining(",")));
         env.put("GPUCLOUD_ALLOCATION_ID", command.allocationId());

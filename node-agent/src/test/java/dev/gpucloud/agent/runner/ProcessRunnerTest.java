@@ -11,6 +11,7 @@ import dev.gpucloud.contracts.events.MigInstance;
 import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.NodeCommandType;
 import dev.gpucloud.contracts.events.UsageEvent;
+import dev.gpucloud.contracts.kafka.Enrolment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -167,6 +168,82 @@ class ProcessRunnerTest {
         String log = Files.readString(temp.resolve("run/s0/" + ProcessRunner.LOG_FILE));
         assertThat(log).contains("secret-seen", "plain=fast");
         assertThat(reports.toString()).doesNotContain(secret);
+    }
+
+    /** The stack's enrolment key in these tests: the scheduler seals with it, the agents' credentials come from it. */
+    private static final byte[] ENROLMENT_KEY = new byte[32];
+
+    /** The credential of agent {@code agentId}, enrolled for this test's host. */
+    private static Enrolment.Credential enrolled(String agentId) {
+        return Enrolment.Credential.mint(ENROLMENT_KEY, agentId, List.of("gpu-host-*"));
+    }
+
+    /** {@code start} as the scheduler writes it for the host of {@code agent}. */
+    private static NodeCommand sealedFor(Enrolment.Credential agent, NodeCommand start) {
+        return new Enrolment.Verifier(ENROLMENT_KEY).sealFor(Enrolment.Agent.of(agent)).seal(start);
+    }
+
+    /** This test's runner, replaced by that of an agent holding {@code agent} (null: no credential). */
+    private ProcessRunner runnerOf(Enrolment.Credential agent) {
+        runner.close();
+        runner = new ProcessRunner(List.of(host()), new RunnerSettings(temp.resolve("run"), Duration.ofMillis(200),
+                Duration.ofMillis(500), "SIGUSR1", Duration.ofSeconds(5)), Clock.systemUTC(), MigProvisioner.NONE,
+                agent == null ? null : agent.seal());
+        return runner;
+    }
+
+    @Test
+    void aStartSealedForThisAgentRunsWithTheClearValueInTheWorkersEnvironmentOnly() throws Exception {
+        Enrolment.Credential rackA = enrolled("rack-a");
+        runnerOf(rackA);
+        String secret = "hunter2-" + java.util.UUID.randomUUID();
+        NodeCommand start = sealedFor(rackA, start("s0", List.of(0), null, 0, List.of("bash", "-c",
+                "test \"$WANDB_API_KEY\" = '" + secret + "' && echo secret-seen; echo plain=$MODE"),
+                Map.of("MODE", "fast")).withSecretEnv(Map.of("WANDB_API_KEY", secret)));
+        assertThat(start.secretEnv().get("WANDB_API_KEY")).startsWith("gpucloud:agent-sealed:v1:rack-a:");
+
+        handle(start);
+        tickUntil(t -> t.exited("s0") != null);
+
+        assertThat(exited("s0").exitCode()).as("the worker saw the clear value").isZero();
+        assertThat(Files.readString(temp.resolve("run/s0/" + ProcessRunner.LOG_FILE))).contains("secret-seen");
+        assertThat(reports.toString()).doesNotContain(secret);
+    }
+
+    @Test
+    void aStartSealedForAnotherAgentFailsNamingTheVariableAndRunsNothing() throws Exception {
+        runnerOf(enrolled("rack-a"));
+        NodeCommand foreign = sealedFor(enrolled("rack-b"), start("s1", List.of(0), null, 0,
+                List.of("bash", "-c", "touch ran"), Map.of()).withSecretEnv(Map.of("WANDB_API_KEY", "hunter2")));
+
+        handle(foreign);
+
+        AllocationEvent failed = exited("s1");
+        assertThat(failed.exitCode()).isEqualTo(ProcessRunner.EXIT_CANNOT_START);
+        assertThat(failed.detail()).isEqualTo("cannot start: secret variable 'WANDB_API_KEY' is sealed for agent"
+                + " 'rack-b', not for this agent, 'rack-a'");
+        assertThat(runner.running()).isEmpty();
+        assertThat(temp.resolve("run/s1/ran")).doesNotExist();
+        // the GPU it named stays free for the next START
+        handle(bash("s2", List.of(0), "exit 0"));
+        tickUntil(t -> t.exited("s2") != null);
+        assertThat(exited("s2").exitCode()).isZero();
+        assertThat(reports.toString()).doesNotContain("hunter2");
+    }
+
+    @Test
+    void anAgentWithoutACredentialRefusesASealedValueAndStillRunsClearOnes() throws Exception {
+        handle(sealedFor(enrolled("rack-a"), start("s3", List.of(0), null, 0, List.of("true"), Map.of())
+                .withSecretEnv(Map.of("TOKEN", "hunter2"))));
+
+        assertThat(exited("s3").detail()).isEqualTo("cannot start: secret variable 'TOKEN' is sealed for agent"
+                + " 'rack-a', and this agent has no enrolment credential to open it with"
+                + " (GPUCLOUD_ENROLMENT_CREDENTIAL)");
+        handle(start("s4", List.of(0), null, 0, List.of("bash", "-c", "test \"$TOKEN\" = hunter2"), Map.of())
+                .withSecretEnv(Map.of("TOKEN", "hunter2")));
+        tickUntil(t -> t.exited("s4") != null);
+        assertThat(exited("s4").exitCode()).isZero();
+        assertThat(reports.toString()).doesNotContain("hunter2");
     }
 
     @Test

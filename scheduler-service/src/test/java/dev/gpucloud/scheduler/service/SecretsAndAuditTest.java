@@ -250,7 +250,10 @@ class SecretsAndAuditTest {
                 Arguments.of("a NUL in a value", Map.of("TOKEN", SECRET + "\0"),
                         "field 'spec.secretEnv[TOKEN]' holds a NUL character"),
                 Arguments.of("a value that looks sealed at rest", Map.of("TOKEN", "gpucloud:sealed:v1:" + SECRET),
-                        "field 'spec.secretEnv[TOKEN]' begins with 'gpucloud:sealed:'"));
+                        "field 'spec.secretEnv[TOKEN]' begins with 'gpucloud:sealed:'"),
+                Arguments.of("a value that looks sealed for an agent",
+                        Map.of("TOKEN", "gpucloud:agent-sealed:v1:a1:" + SECRET),
+                        "field 'spec.secretEnv[TOKEN]' begins with 'gpucloud:agent-sealed:'"));
     }
 
     @ParameterizedTest(name = "a secret with {0} is INVALID_ARGUMENT, audited, and never quoted")

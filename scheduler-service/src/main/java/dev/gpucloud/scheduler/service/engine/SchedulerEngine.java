@@ -19,6 +19,7 @@ import dev.gpucloud.scheduler.state.JobRow;
 import dev.gpucloud.scheduler.state.NodeEvents;
 import dev.gpucloud.scheduler.queue.SchedulingPass;
 import dev.gpucloud.scheduler.state.SchedulerState;
+import dev.gpucloud.scheduler.service.config.EnrolmentKey;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.leader.LeaderState;
 import dev.gpucloud.scheduler.service.leader.NotLeaderException;
@@ -62,6 +63,8 @@ public class SchedulerEngine {
     private final JobWatchers watchers;
     private final SchedulerConfig config;
     private final LeaderState leader;
+    /** The stack's enrolment key, for the start-up note; null inside where none is configured. */
+    private final EnrolmentKey enrolment;
     private volatile Vertx vertx;
     /** The fleet, the queue, the running jobs and held GPUs: changed only by replaying committed rows. */
     private final Memory memory;
@@ -87,7 +90,8 @@ public class SchedulerEngine {
     private final AtomicBoolean passQueued = new AtomicBoolean();
 
     public SchedulerEngine(Mutiny.SessionFactory sessions, SerialExecutor serial, Outbox outbox, JobWatchers watchers,
-            SchedulerConfig config, LeaderState leader) {
+            SchedulerConfig config, LeaderState leader, EnrolmentKey enrolment, HostAgents agents) {
+        this.enrolment = enrolment;
         this.leader = leader;
         this.serial = serial;
         this.watchers = watchers;
@@ -98,7 +102,7 @@ public class SchedulerEngine {
                 .orElse(SecretSeal.NONE));
         this.memory = new Memory(config, rows);
         this.txs = new Transactions(sessions, serial, outbox, watchers, leader, config,
-                new Work.Tools(outbox, rows, memory, config));
+                new Work.Tools(outbox, rows, memory, config, agents));
         this.allocationEvents = new AllocationEvents(rows, memory);
         PlacementFramework framework = new PlacementFramework(Profile.service(memory.fragmentation,
                 config.hostTimeout().toMillis(), config.xidQuarantine().toMillis(), config.feasibleHostsToScore()));
@@ -115,7 +119,11 @@ public class SchedulerEngine {
 
     void onStart(@Observes StartupEvent event, Vertx vertx) {
         this.vertx = vertx;
-        LOG.info(dev.gpucloud.contracts.kafka.Enrolment.startupNote());
+        LOG.info(dev.gpucloud.contracts.kafka.Enrolment.startupNote(enrolment.verifier()));
+        LOG.info(enrolment.verifier() != null
+                ? "secret variables in a START are sealed for the agent enrolled for its host (AES-256-GCM)"
+                : "secret variables in a START go to the agent in the clear: no enrolment key (docs/security.md,"
+                        + " \"Secret job variables\")");
         config.secretsKeyFile().ifPresentOrElse(
                 f -> LOG.infof("jobs' secret variables are sealed at rest (AES-256-GCM) with the keys of %s", f),
                 () -> LOG.warn("no gpucloud.scheduler.secrets-key-file: jobs' secret variables are stored in the clear"

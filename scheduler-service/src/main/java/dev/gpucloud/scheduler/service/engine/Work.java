@@ -45,8 +45,11 @@ final class Work {
 
     private static final Logger LOG = Logger.getLogger(SchedulerEngine.class);
 
-    /** What every transaction shares: the outbox, the row mapping, memory and the settings. */
-    record Tools(Outbox outbox, JobRows rows, Memory memory, SchedulerConfig config) {
+    /**
+     * What every transaction shares: the outbox, the row mapping, memory, the settings, and the hosts' agents that
+     * STARTs' secrets are sealed for.
+     */
+    record Tools(Outbox outbox, JobRows rows, Memory memory, SchedulerConfig config, HostAgents agents) {
     }
 
     private final Tools tools;
@@ -122,9 +125,14 @@ final class Work {
 
     // ---------------------------------------------------------------- writes
 
-    /** Adds a node command to the transaction, stamped with the epoch it is written under. */
+    /**
+     * Adds a node command to the transaction, stamped with the epoch it is written under. Every command reaches the
+     * outbox here, so here a START's secret values are sealed for its host's agent ({@link HostAgents}): neither
+     * the outbox row nor the record on node.commands holds them in the clear where an enrolment key is configured.
+     */
     Uni<Void> command(NodeCommand command) {
-        return tools.outbox().add(session, Topics.NODE_COMMANDS, command.nodeId(), command.withEpoch(epoch));
+        return tools.outbox().add(session, Topics.NODE_COMMANDS, command.nodeId(),
+                tools.agents().sealed(command.withEpoch(epoch)));
     }
 
     /**

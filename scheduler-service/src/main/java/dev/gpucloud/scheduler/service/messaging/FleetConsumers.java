@@ -9,11 +9,14 @@ import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.JobRequest;
 import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.contracts.events.NodeEvent;
+import dev.gpucloud.contracts.events.Topic;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.kafka.CloudEventHeaders;
 import dev.gpucloud.contracts.kafka.Enrolment;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.scheduler.service.config.EnrolmentKey;
+import dev.gpucloud.scheduler.service.engine.HostAgents;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import dev.gpucloud.scheduler.service.leader.NotLeaderException;
 import io.smallrye.mutiny.Uni;
@@ -46,23 +49,39 @@ public class FleetConsumers {
 
     private final SchedulerEngine engine;
     private final MutinyEmitter<ProducerRecord<String, byte[]>> out;
+    /** Checks agents' records where an enrolment key is configured; null without one. */
+    private final Enrolment.Verifier enrolment;
+    private final HostAgents agents;
 
     public FleetConsumers(SchedulerEngine engine,
-            @Channel("events-out") MutinyEmitter<ProducerRecord<String, byte[]>> out) {
+            @Channel("events-out") MutinyEmitter<ProducerRecord<String, byte[]>> out, EnrolmentKey key,
+            HostAgents agents) {
         this.engine = engine;
         this.out = out;
+        this.enrolment = key.verifier();
+        this.agents = agents;
     }
 
-    /** Hosts join, change and leave (tombstone) on the compacted inventory topic. */
+    /**
+     * Hosts join, change and leave (tombstone) on the compacted inventory topic. The agent that signed a host's
+     * inventory is the one its STARTs' secrets are sealed for ({@link HostAgents}).
+     */
     @Incoming("inventory-in")
     public Uni<Void> inventory(ConsumerRecord<String, byte[]> record) {
-        return decode(() -> EventRecords.decode(Topics.GPU_INVENTORY, record)).flatMap(e -> {
+        return decode(() -> read(Topics.GPU_INVENTORY, record)).flatMap(e -> {
             if (e.isTombstone()) {
+                agents.left(e.key());
                 return engine.hostLeft(e.key());
             }
             requireKey(Topics.GPU_INVENTORY.name(), e, e.payload().nodeId());
+            agents.heard(e.key(), Enrolment.Agent.of(record.headers()));
             return engine.hostReported(e.payload());
         });
+    }
+
+    /** A record decoded, and where this scheduler has an enrolment key, checked as signed by its host's agent. */
+    private <T> Envelope<T> read(Topic<T> topic, ConsumerRecord<String, byte[]> record) {
+        return EventRecords.decode(topic, record, Instant.now(), enrolment);
     }
 
     /**
@@ -75,9 +94,10 @@ public class FleetConsumers {
         if (record.key() == null || record.key().isBlank() || record.value() == null) {
             return Uni.createFrom().voidItem();
         }
-        if (!enrolled(record)) {
+        if (!enrolled(enrolment, record)) {
             return Uni.createFrom().voidItem(); // proves nothing about the host it names
         }
+        agents.heard(record.key(), Enrolment.Agent.of(record.headers()));
         Instant at = Instant.ofEpochMilli(record.timestamp());
         Instant now = Instant.now();
         engine.heardFrom(record.key(), at.isAfter(now) ? now : at, runningOn(record));
@@ -91,8 +111,7 @@ public class FleetConsumers {
      * enrolment key (docs/security.md, "Enrolment"). Telemetry is read here without a full decode, so the check is
      * made here; a refusal is logged at most every ten seconds, since a forger may send thousands.
      */
-    static boolean enrolled(ConsumerRecord<String, byte[]> record) {
-        Enrolment.Verifier enrolment = Enrolment.configuredVerifier();
+    static boolean enrolled(Enrolment.Verifier enrolment, ConsumerRecord<String, byte[]> record) {
         if (enrolment == null) {
             return true;
         }
@@ -133,7 +152,7 @@ public class FleetConsumers {
         List<ProducerRecord<String, byte[]>> dead = new ArrayList<>();
         for (ConsumerRecord<String, byte[]> record : records) {
             try {
-                Envelope<AllocationEvent> e = EventRecords.decode(Topics.ALLOCATION_EVENTS, record);
+                Envelope<AllocationEvent> e = read(Topics.ALLOCATION_EVENTS, record);
                 if (e.payload() == null) {
                     throw new MalformedEventException(Topics.ALLOCATION_EVENTS.name() + ": record has no value");
                 }
@@ -219,7 +238,7 @@ public class FleetConsumers {
 
     /** Job submissions from producers other than gRPC; deduplicated on (tenant, clientRequestId). */
     Uni<Void> requests(ConsumerRecord<String, byte[]> record) {
-        return decode(() -> EventRecords.decode(Topics.JOB_REQUESTS, record)).flatMap(e -> {
+        return decode(() -> read(Topics.JOB_REQUESTS, record)).flatMap(e -> {
             JobRequest request = e.payload();
             if (request == null) {
                 throw new MalformedEventException(Topics.JOB_REQUESTS.name() + ": record has no value");
@@ -234,7 +253,7 @@ public class FleetConsumers {
     }
 
     Uni<Void> nodeEvents(ConsumerRecord<String, byte[]> record) {
-        return decode(() -> EventRecords.decode(Topics.NODE_EVENTS, record)).flatMap(e -> {
+        return decode(() -> read(Topics.NODE_EVENTS, record)).flatMap(e -> {
             NodeEvent event = e.payload();
             if (event == null) {
                 throw new MalformedEventException(Topics.NODE_EVENTS.name() + ": record has no value");
