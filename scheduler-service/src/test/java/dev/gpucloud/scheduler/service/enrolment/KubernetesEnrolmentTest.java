@@ -10,6 +10,7 @@ import dev.gpucloud.contracts.events.NodeEvent;
 import dev.gpucloud.contracts.events.NodeEventType;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.kafka.Enrolment;
+import dev.gpucloud.contracts.kafka.EnrolmentClient;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.identity.DevIssuer;
 import dev.gpucloud.testsupport.KafkaTestResource;
@@ -32,6 +33,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -165,6 +167,29 @@ class KubernetesEnrolmentTest {
         assertThat(recorded.result()).isEqualTo(AuditEvent.OK);
         assertThat(recorded.target()).isEqualTo("agent gpu-node-7 for host gpu-node-7");
         assertThat(recorded.from()).startsWith("127.0.0.1:");
+    }
+
+    @Test
+    void the_agents_own_client_enrols_with_its_projected_token_file_and_keeps_the_credential_owner_only()
+            throws Exception {
+        TopicTail audit = kafka.tail(Topics.AUDIT_EVENTS.name());
+        Path dir = Files.createTempDirectory("gpucloud-agent");
+        Path tokenFile = dir.resolve("token");
+        Files.writeString(tokenFile, token(AGENTS, "gpu-node-9", c -> { }));
+        Path credentialFile = dir.resolve("enrolment/credential");
+
+        Enrolment.Credential credential = new EnrolmentClient(enrolment.toURI(), tokenFile, null,
+                Duration.ofSeconds(20), Duration.ofMillis(200)).enrol(credentialFile);
+
+        assertThat(credential.hosts()).containsExactly("gpu-node-9");
+        assertThat(Enrolment.Credential.read(credentialFile).agentId()).isEqualTo("gpu-node-9");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(credentialFile))).isEqualTo("rw-------");
+        Files.writeString(tokenFile, token("system:serviceaccount:gpucloud:default", "gpu-node-9", c -> { }));
+        assertThatThrownBy(() -> new EnrolmentClient(enrolment.toURI(), tokenFile, null, Duration.ofSeconds(20),
+                Duration.ofMillis(200)).enrol(dir.resolve("other")))
+                .isInstanceOf(EnrolmentClient.Refused.class).hasMessageContaining("(403)");
+        // both calls audited (and read here, so that no later test sees them as its own)
+        assertThat(audits(audit, 2)).extracting(AuditEvent::result).containsExactly(AuditEvent.OK, "PERMISSION_DENIED");
     }
 
     @Test
