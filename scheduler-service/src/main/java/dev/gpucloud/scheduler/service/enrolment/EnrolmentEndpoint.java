@@ -89,13 +89,13 @@ public class EnrolmentEndpoint {
                 + request.remoteAddress().port();
         if (enrolment == null) {
             refuse(ctx, from, null, 404, "enrolment of node agents is off here: the scheduler has no"
-                    + " gpucloud.enrolment.kubernetes.issuer (docs/security.md, \"Enrolment on Kubernetes\")", "");
+                    + " gpucloud.enrolment.kubernetes.issuer (docs/security.md, \"Enrolment on Kubernetes\")");
             return;
         }
         String authorization = request.getHeader("Authorization");
         if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
             refuse(ctx, from, null, 401, "no bearer token: send 'Authorization: Bearer <token>' with the service"
-                    + " account token projected into the agent's pod for audience '" + audience + "'", "");
+                    + " account token projected into the agent's pod for audience '" + audience + "'");
             return;
         }
         JwtClaims claims;
@@ -104,22 +104,22 @@ public class EnrolmentEndpoint {
             claims = verifier.verifiedClaims(authorization.substring(7).strip());
             subject = claims.getSubject();
         } catch (TokenVerifier.Refused e) {
-            refuse(ctx, from, null, 401, e.getMessage(), "");
+            refuse(ctx, from, null, 401, e.getMessage());
             return;
         } catch (MalformedClaimException e) {
-            refuse(ctx, from, null, 401, "the token's subject is not a string", "");
+            refuse(ctx, from, null, 401, "the token's subject is not a string");
             return;
         } catch (IOException e) {
             LOG.warnf("cannot verify enrolment tokens: %s", e.getMessage());
             ctx.response().putHeader("Retry-After", "5");
             refuse(ctx, from, null, 503, "the service account issuer " + verifier.issuer() + " could not be read; try"
-                    + " again", "");
+                    + " again");
             return;
         }
         Caller caller = Caller.of(subject, List.of(), List.of());
         NodeEnrolment.Decision decision = enrolment.decide(subject, claims.getClaimValue(NodeEnrolment.CLAIM));
         if (decision.credential() == null) {
-            refuse(ctx, from, caller, decision.status(), decision.message(), "");
+            refuse(ctx, from, caller, decision.status(), decision.message());
             return;
         }
         Enrolment.Credential credential = decision.credential();
@@ -132,10 +132,10 @@ public class EnrolmentEndpoint {
                 .end(credential.fileText());
     }
 
-    private void refuse(RoutingContext ctx, String from, Caller caller, int status, String message, String target) {
+    private void refuse(RoutingContext ctx, String from, Caller caller, int status, String message) {
         LOG.warnf("refused enrolment from %s (%s): %d %s", from, caller == null ? "no verified token" : caller.subject(),
                 status, message);
-        trail.record(AuditEntries.of(caller, null, ACTION, target, Instant.now(), from, result(status), message));
+        trail.record(AuditEntries.of(caller, null, ACTION, "", Instant.now(), from, result(status), message));
         if (status == 401) {
             ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"gpucloud-enrolment\"");
         }

@@ -1,6 +1,7 @@
 package dev.gpucloud.scheduler.service.enrolment;
 
 import dev.gpucloud.contracts.kafka.Enrolment;
+import dev.gpucloud.contracts.limits.Check;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -57,7 +58,7 @@ public final class NodeEnrolment {
     /** The node of a verified token's claims, and the credential for it; or why there is none. */
     public Decision decide(String tokenSubject, Object kubernetesClaim) {
         if (!subject.equals(tokenSubject)) {
-            return Decision.refuse(403, "the token is for '" + clip(tokenSubject) + "', not for the node agents' "
+            return Decision.refuse(403, "the token is for '" + Check.clip(tokenSubject) + "', not for the node agents' "
                     + "service account '" + subject + "'", null);
         }
         Object node = kubernetesClaim instanceof Map<?, ?> k ? k.get("node") : null;
@@ -68,7 +69,7 @@ public final class NodeEnrolment {
                     null);
         }
         if (nodeName.length() > MAX_NODE_NAME || !NODE_NAME.matcher(nodeName).matches()) {
-            return Decision.refuse(400, "the token's node name '" + clip(nodeName) + "' is not a host name an agent"
+            return Decision.refuse(400, "the token's node name '" + Check.clip(nodeName) + "' is not a host name an agent"
                     + " can be enrolled for (lower-case letters, digits, '-' and '.', at most " + MAX_NODE_NAME
                     + " characters)", null);
         }
@@ -91,13 +92,5 @@ public final class NodeEnrolment {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
         }
-    }
-
-    private static String clip(String value) {
-        if (value == null) {
-            return "(none)";
-        }
-        String v = value.length() > 64 ? value.substring(0, 64) + "..." : value;
-        return v.replaceAll("[^\\x20-\\x7e]", "?");
     }
 }
