@@ -30,12 +30,14 @@ import org.jose4j.lang.JoseException;
 import org.jose4j.lang.UnresolvableKeyException;
 
 /**
- * Verifies bearer tokens outside Quarkus' OIDC extension, for a process too small to carry it (the node agent):
+ * Verifies bearer tokens outside Quarkus' OIDC extension, for a process too small to carry it (the node agent), and
+ * for tokens of an issuer other than the API's (the scheduler checks Kubernetes service account tokens with it):
  * the issuer's keys are found through standard discovery ({@code /.well-known/openid-configuration} then its
  * {@code jwks_uri}, cached and refreshed when a token names a key not seen yet), and a token passes only if it is
  * signed by one of them with an asymmetric algorithm (never {@code none}, never HMAC), was issued by that issuer
  * for {@code audience}, and is within its validity (with 30 s of clock skew). The caller it describes comes from
- * the same claims the services read ({@link Caller#fromClaims}).
+ * the same claims the services read ({@link Caller#fromClaims}); a token that is not a user's gives its claims
+ * ({@link #verifiedClaims}).
  */
 public final class TokenVerifier {
 
@@ -185,9 +187,6 @@ public final class TokenVerifier {
         URI discovery = URI.create(issuer + "/.well-known/openid-configuration");
         try {
             SimpleResponse response = get(discovery.toString());
-            if (response.getStatusCode() != 200) {
-                throw new IOException(discovery + " answered " + response.getStatusCode());
-            }
             Map<String, Object> doc = JsonUtil.parseJson(response.getBody());
             if (!issuer.equals(stripSlash(String.valueOf(doc.get("issuer"))))) {
                 throw new IOException(discovery + " names issuer '" + doc.get("issuer") + "', not '" + issuer + "'");
@@ -202,7 +201,10 @@ public final class TokenVerifier {
         }
     }
 
-    /** A GET of the issuer's discovery document or keys, with the bearer token where one is configured. */
+    /**
+     * A GET of the issuer's discovery document or keys, with the bearer token where one is configured. Anything but
+     * 200 is the issuer's failure (an IOException), never an empty key set that would make a good token look forged.
+     */
     private SimpleResponse get(String location) throws IOException {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(location)).timeout(Duration.ofSeconds(10)).GET();
         if (bearerFile != null) {
@@ -214,6 +216,9 @@ public final class TokenVerifier {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted reading " + location, e);
+        }
+        if (response.statusCode() != 200) {
+            throw new IOException(location + " answered " + response.statusCode());
         }
         return new SimpleResponse() {
             @Override

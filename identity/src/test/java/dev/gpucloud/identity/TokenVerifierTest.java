@@ -179,6 +179,33 @@ class TokenVerifierTest {
         }
     }
 
+    @Test
+    void keysTheIssuerRefusesToServeAreItsFailureNotTheTokens() throws Exception {
+        HttpServer half = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 8);
+        DevIssuer cluster = DevIssuer.inMemory("http://127.0.0.1:" + half.getAddress().getPort());
+        half.createContext("/", ex -> {
+            boolean discovery = ex.getRequestURI().getPath().equals("/.well-known/openid-configuration");
+            // a refusal whose body happens to parse as a key set (an empty one) must not pass for the issuer's keys
+            byte[] bytes = (discovery ? cluster.discovery() : "{\"keys\":[]}")
+                    .getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(discovery ? 200 : 403, bytes.length);
+            try (var out = ex.getResponseBody()) {
+                out.write(bytes);
+            }
+        });
+        half.start();
+        try {
+            String token = cluster.mint("ops", List.of(), List.of("operator"), Duration.ofHours(1));
+
+            assertThatThrownBy(() -> new TokenVerifier(cluster.issuer(), DevIssuer.AUDIENCE, DevIssuer.TENANTS_CLAIM,
+                    DevIssuer.ROLES_CLAIM).verify(token))
+                    .isInstanceOf(IOException.class).isNotInstanceOf(TokenVerifier.Refused.class)
+                    .hasMessageContaining("could not be read");
+        } finally {
+            half.stop(0);
+        }
+    }
+
     private static void run(String... command) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
