@@ -27,11 +27,18 @@ Checks:
     whose username is a role the Cluster manages, with verify-full TLS against the mounted CloudNativePG CA;
     the Cluster refuses plaintext (hostnossl reject) and its roles are not superusers.
   OIDC: GPUCLOUD_OIDC_URL comes from a Secret.
+  Enrolment (docs/security.md, "Enrolment on Kubernetes"): every workload that reads agents' records (a
+    Deployment with a KafkaUser) mounts the enrolment key from one Secret, the same for all; a node agent with
+    GPUCLOUD_ENROLMENT_URL posts to a rendered Service whose workload serves enrolment (an issuer set, the key
+    mounted, its own service account's token and CA for the issuer), sends a projected serviceAccountToken of that
+    workload's audience living at most an hour, runs as the service account the subject names (which exists, and
+    mounts no API token), checks the scheduler against a CA it mounts, and keeps its credential in an emptyDir.
   NetworkPolicies: a default deny of ingress and egress for every pod of the namespace; every workload
     is selected by a policy that admits each of its ports, and by nothing that admits another; only the
     API's front doors (scheduler, billing) take traffic from anywhere; each workload's egress is exactly
     what it uses (DNS; the brokers if it has a KafkaUser; PostgreSQL if it has a role; 443 if it has an OIDC
-    provider), and the brokers' and PostgreSQL's pods admit it there; those pods may reach each other.
+    provider; the API server, 443 and 6443, if it verifies enrolment tokens; the scheduler's port if it enrols),
+    and the brokers' and PostgreSQL's pods admit it there; those pods may reach each other.
 """
 import base64
 import sys
@@ -300,6 +307,47 @@ def main(name):
                     if ca and ca != (f"{cluster}-ca", "ca.crt"):
                         errors.append(f"{cwhere}: GPUCLOUD_DB_CA must be ca.crt of {cluster}-ca, is {ca[1]} of {ca[0]}")
 
+            # Enrolment: who holds the key, who mints, who asks
+            if value("GPUCLOUD_ENROLMENT_KEY"):
+                use["enrolment_key"] = mounted("GPUCLOUD_ENROLMENT_KEY", "the enrolment key")
+            if value("GPUCLOUD_ENROLMENT_KUBERNETES_ISSUER"):
+                issuer = urlparse(value("GPUCLOUD_ENROLMENT_KUBERNETES_ISSUER"))
+                use["enrolment_issuer_port"] = issuer.port or 443
+                use["enrolment_audience"] = value("GPUCLOUD_ENROLMENT_KUBERNETES_AUDIENCE") or "gpucloud-enrolment"
+                use["enrolment_subject"] = value("GPUCLOUD_ENROLMENT_KUBERNETES_SUBJECT") or ""
+                if not value("GPUCLOUD_ENROLMENT_KEY"):
+                    errors.append(f"{cwhere}: enrols agents (GPUCLOUD_ENROLMENT_KUBERNETES_ISSUER) without GPUCLOUD_ENROLMENT_KEY")
+                sa_dir = "/var/run/secrets/kubernetes.io/serviceaccount/"
+                for key in ("GPUCLOUD_ENROLMENT_KUBERNETES_ISSUER_TOKEN_FILE", "GPUCLOUD_ENROLMENT_KUBERNETES_ISSUER_CA"):
+                    if not (value(key) or "").startswith(sa_dir) or pod.get("automountServiceAccountToken") is False:
+                        errors.append(f"{cwhere}: {key} must be its service account's own file under {sa_dir} (the API server serves the issuer's keys to authenticated callers only), mounted")
+            if value("GPUCLOUD_ENROLMENT_URL"):
+                url = urlparse(value("GPUCLOUD_ENROLMENT_URL"))
+                use["enrols_at"] = (url.hostname.split(".")[0] if url.hostname else None, url.port or 443)
+                if url.scheme != "https":
+                    errors.append(f"{cwhere}: GPUCLOUD_ENROLMENT_URL must be https://, is {value('GPUCLOUD_ENROLMENT_URL')}")
+                mounted("GPUCLOUD_ENROLMENT_CA", "the CA of the scheduler's certificate")
+                token, credential = value("GPUCLOUD_ENROLMENT_TOKEN_FILE") or "", value("GPUCLOUD_ENROLMENT_CREDENTIAL") or ""
+                use["enrolment_token"] = None
+                for m in c.get("volumeMounts", []):
+                    prefix = m["mountPath"].rstrip("/") + "/"
+                    v = volumes.get(m["name"], {})
+                    if token.startswith(prefix):
+                        for source in v.get("projected", {}).get("sources", []):
+                            sat = source.get("serviceAccountToken")
+                            if sat and sat.get("path") == token[len(prefix):]:
+                                use["enrolment_token"] = sat
+                    if credential.startswith(prefix) and "emptyDir" in v:
+                        use["enrolment_credential"] = True
+                if use["enrolment_token"] is None:
+                    errors.append(f"{cwhere}: GPUCLOUD_ENROLMENT_TOKEN_FILE ({token}) must be a projected serviceAccountToken it mounts")
+                elif use["enrolment_token"].get("expirationSeconds", 3600) > 3600:
+                    errors.append(f"{cwhere}: its enrolment token must live at most an hour (expirationSeconds), not {use['enrolment_token'].get('expirationSeconds')}")
+                if not use.get("enrolment_credential"):
+                    errors.append(f"{cwhere}: GPUCLOUD_ENROLMENT_CREDENTIAL ({credential}) must be in an emptyDir it mounts: the pod's own, never the node's disk or a shared Secret")
+                use["service_account"] = pod.get("serviceAccountName", "default")
+                use["automount"] = pod.get("automountServiceAccountToken")
+
             # OIDC
             if "GPUCLOUD_OIDC_URL" in env:
                 if env["GPUCLOUD_OIDC_URL"][0] != "secret":
@@ -318,6 +366,42 @@ def main(name):
         for principal, names in seen.items():
             if len(names) > 1:
                 errors.append(f"{what} {principal} is shared by {', '.join(sorted(names))}: each needs its own")
+
+    # ---- enrolment: the agents ask a workload that mints with the key every reader of their records holds
+    keys = {wname: use["enrolment_key"] for wname, use in uses.items() if use.get("enrolment_key")}
+    for wname, use in uses.items():
+        if use.get("enrols_at") is None:
+            continue
+        where = f"{workloads[wname]['kind']} {wname}"
+        host, port = use["enrols_at"]
+        minters = [w for w in selected_by_service(services, workloads, host) if uses.get(w, {}).get("enrolment_issuer_port")]
+        if not minters:
+            errors.append(f"{where}: GPUCLOUD_ENROLMENT_URL names {host}, not the Service of a workload that enrols agents (GPUCLOUD_ENROLMENT_KUBERNETES_ISSUER)")
+            continue
+        minter = uses[minters[0]]
+        use["enrols_with"] = (workloads[minters[0]]["spec"]["template"]["metadata"].get("labels", {}), port)
+        if port not in minter["ports"]:
+            errors.append(f"{where}: GPUCLOUD_ENROLMENT_URL port {port} is not a port of {minters[0]}")
+        audience = (use.get("enrolment_token") or {}).get("audience")
+        if use.get("enrolment_token") and audience != minter["enrolment_audience"]:
+            errors.append(f"{where}: its enrolment token's audience {audience} is not the one {minters[0]} accepts ({minter['enrolment_audience']})")
+        parts = minter["enrolment_subject"].split(":")
+        if len(parts) != 4 or parts[:2] != ["system", "serviceaccount"] \
+                or parts[2] not in ("$(POD_NAMESPACE)", workloads[wname]["metadata"].get("namespace")):
+            errors.append(f"{minters[0]}: GPUCLOUD_ENROLMENT_KUBERNETES_SUBJECT must be system:serviceaccount:<its namespace>:<the agents' service account>, is {minter['enrolment_subject']}")
+        elif parts[3] != use["service_account"]:
+            errors.append(f"{where}: runs as service account {use['service_account']}, but {minters[0]} enrols {parts[3]}")
+        account = by_kind.get("ServiceAccount", {}).get(use["service_account"])
+        if account is None:
+            errors.append(f"{where}: its service account {use['service_account']} is not rendered")
+        elif use["automount"] is not False and account.get("automountServiceAccountToken") is not False:
+            errors.append(f"{where}: mounts a token for the Kubernetes API it does not use (automountServiceAccountToken: false)")
+        readers = [w for w, u in uses.items() if u.get("kafka_user") and workloads[w]["kind"] == "Deployment"]
+        for reader in readers:
+            if keys.get(reader) is None:
+                errors.append(f"{reader}: reads the agents' records but has no GPUCLOUD_ENROLMENT_KEY: it would take them unsigned")
+        if len({k for k in keys.values() if k}) > 1:
+            errors.append(f"the enrolment key differs between workloads: {keys}")
 
     # ---- custom resources
     for uname, u in kafka_users.items():
@@ -437,6 +521,15 @@ def main(name):
     return 1 if errors else 0
 
 
+def selected_by_service(services, workloads, name):
+    """The workloads the Service called name selects."""
+    selector = services.get(name, {}).get("spec", {}).get("selector")
+    if not selector:
+        return []
+    return [w for w, d in workloads.items()
+            if labels_match({"matchLabels": selector}, d["spec"]["template"]["metadata"].get("labels", {}))]
+
+
 def check_network_policies(policies, workloads, uses, namespace):
     errors = []
     own_ns = {"kubernetes.io/metadata.name": namespace}
@@ -509,6 +602,8 @@ def check_network_policies(policies, workloads, uses, namespace):
             needs.append(("the Kafka brokers", broker, own_ns, KAFKA_TLS_PORT, "TCP"))
             if not admits(broker, "Ingress", labels, own_ns, KAFKA_TLS_PORT):
                 errors.append(f"{where}: no NetworkPolicy lets it into the Kafka brokers' pods on {KAFKA_TLS_PORT}")
+        if use.get("enrols_with"):
+            needs.append(("the scheduler's enrolment", use["enrols_with"][0], own_ns, use["enrols_with"][1], "TCP"))
         if use.get("db_cluster"):
             needs.append(("PostgreSQL", database, own_ns, 5432, "TCP"))
             if not admits(database, "Ingress", labels, own_ns, 5432):
@@ -520,6 +615,12 @@ def check_network_policies(policies, workloads, uses, namespace):
                 any(x.get("ipBlock") for x in rule.get("to") or []) and port_in(rule, use["oidc_port"])
                 for p in egress for rule in p["spec"].get("egress") or []):
             errors.append(f"{where}: no NetworkPolicy lets it reach its OIDC provider (port {use['oidc_port']})")
+        outside = {("TCP", use["oidc_port"])} if use.get("oidc_port") else set()
+        if use.get("enrolment_issuer_port"):
+            outside |= {("TCP", 443), ("TCP", 6443), ("TCP", use["enrolment_issuer_port"])}
+            if not any(any(x.get("ipBlock") for x in rule.get("to") or []) and port_in(rule, use["enrolment_issuer_port"])
+                       for p in egress for rule in p["spec"].get("egress") or []):
+                errors.append(f"{where}: no NetworkPolicy lets it reach the Kubernetes API server's service account issuer (port {use['enrolment_issuer_port']})")
         for p in egress:
             for rule in p["spec"].get("egress") or []:
                 peers = rule.get("to")
@@ -529,7 +630,7 @@ def check_network_policies(policies, workloads, uses, namespace):
                 for x in peers:
                     ports = {(q.get("protocol", "TCP"), q.get("port")) for q in rule.get("ports") or [{}]}
                     if "ipBlock" in x:
-                        ok = use.get("oidc_port") and ports == {("TCP", use["oidc_port"])}
+                        ok = bool(outside) and ports <= outside
                     else:
                         ok = any(peer_is(x, peer, peer_ns) and all(q in {(pr, pt) for _, pe, pn, pt, pr in needs
                                                                             if pe == peer} for q in ports)

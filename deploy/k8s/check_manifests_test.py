@@ -28,6 +28,15 @@ def container(docs, workload):
     return find(docs, kind, workload)["spec"]["template"]["spec"]["containers"][0]
 
 
+def pod(docs, workload):
+    kind = "DaemonSet" if workload == "node-agent" else "Deployment"
+    return find(docs, kind, workload)["spec"]["template"]["spec"]
+
+
+def volume_index(docs, workload, name):
+    return next(i for i, v in enumerate(pod(docs, workload)["volumes"]) if v["name"] == name)
+
+
 def env(docs, workload, name):
     return next(e for e in container(docs, workload)["env"] if e["name"] == name)
 
@@ -124,6 +133,41 @@ CASES = [
     ("no DNS", remove_doc("NetworkPolicy", "dns"), "reach DNS on UDP 53"),
     ("the brokers cut off from each other", remove_doc("NetworkPolicy", "kafka-cluster"),
      "the Kafka brokers' pods cannot reach each other"),
+    ("the agents' token for another audience",
+     lambda d: pod(d, "node-agent")["volumes"].__getitem__(volume_index(d, "node-agent", "enrolment-token"))
+     ["projected"]["sources"][0]["serviceAccountToken"].update(audience="gpucloud"),
+     "its enrolment token's audience gpucloud is not the one scheduler-service accepts"),
+    ("a day-long enrolment token",
+     lambda d: pod(d, "node-agent")["volumes"].__getitem__(volume_index(d, "node-agent", "enrolment-token"))
+     ["projected"]["sources"][0]["serviceAccountToken"].update(expirationSeconds=86400),
+     "must live at most an hour"),
+    ("the credential on the node's disk",
+     lambda d: env(d, "node-agent", "GPUCLOUD_ENROLMENT_CREDENTIAL").update(value="/var/lib/gpucloud/spool/credential"),
+     "must be in an emptyDir it mounts"),
+    ("billing takes agents' records unsigned",
+     lambda d: drop(container(d, "billing-service")["env"], lambda e: e["name"] == "GPUCLOUD_ENROLMENT_KEY"),
+     "billing-service: reads the agents' records but has no GPUCLOUD_ENROLMENT_KEY"),
+    ("the agents run as the namespace's default service account",
+     lambda d: pod(d, "node-agent").pop("serviceAccountName"),
+     "runs as service account default, but scheduler-service enrols node-agent"),
+    ("the agents enrol at a service that does not mint",
+     lambda d: env(d, "node-agent", "GPUCLOUD_ENROLMENT_URL").update(value="https://billing-service:8082/enrolment"),
+     "GPUCLOUD_ENROLMENT_URL names billing-service, not the Service of a workload that enrols agents"),
+    ("the enrolment over plaintext",
+     lambda d: env(d, "node-agent", "GPUCLOUD_ENROLMENT_URL").update(value="http://scheduler-service:8081/enrolment"),
+     "GPUCLOUD_ENROLMENT_URL must be https://"),
+    ("the agents cannot reach the scheduler",
+     lambda d: drop(policy(d, "node-agent")["egress"], lambda r: any(
+         p.get("podSelector", {}).get("matchLabels", {}).get("app.kubernetes.io/name") == "scheduler-service"
+         for p in r.get("to", []))),
+     "no NetworkPolicy lets it reach the scheduler's enrolment"),
+    ("the scheduler reads the issuer without a token of its own",
+     lambda d: pod(d, "scheduler-service").update(automountServiceAccountToken=False),
+     "GPUCLOUD_ENROLMENT_KUBERNETES_ISSUER_TOKEN_FILE must be its service account's own file"),
+    ("the agents get a token for the Kubernetes API",
+     lambda d: pod(d, "node-agent").pop("automountServiceAccountToken")
+     or find(d, "ServiceAccount", "node-agent").pop("automountServiceAccountToken"),
+     "mounts a token for the Kubernetes API it does not use"),
 ]
 
 

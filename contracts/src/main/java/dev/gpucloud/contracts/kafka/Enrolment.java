@@ -10,6 +10,7 @@ import dev.gpucloud.contracts.events.Topic;
 import dev.gpucloud.contracts.events.UsageEvent;
 import dev.gpucloud.contracts.secrets.AgentSeal;
 import java.io.IOException;
+import java.io.StringReader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -167,49 +168,44 @@ public final class Enrolment {
 
         /** Reads a credential file ({@code agent}, {@code hosts}, {@code key} in base64). */
         public static Credential read(Path file) throws IOException {
+            try {
+                return parse(Files.readString(file, StandardCharsets.ISO_8859_1));
+            } catch (IllegalArgumentException e) {
+                throw new IOException(file + ": " + e.getMessage(), e);
+            }
+        }
+
+        /**
+         * Parses a credential in its file's form ({@link #fileText}), as the scheduler's enrolment endpoint answers
+         * it too.
+         *
+         * @throws IllegalArgumentException naming what is missing or malformed
+         */
+        public static Credential parse(String text) {
             Properties props = new Properties();
-            try (var in = Files.newInputStream(file)) {
-                props.load(in);
+            try {
+                props.load(new StringReader(text));
+            } catch (IOException e) {
+                throw new IllegalArgumentException("not a credential: " + e.getMessage(), e);
             }
             String agent = props.getProperty("agent");
             String hosts = props.getProperty("hosts");
             String key = props.getProperty("key");
             if (agent == null || hosts == null || key == null) {
-                throw new IOException(file + ": an enrolment credential needs agent=, hosts= and key=");
+                throw new IllegalArgumentException("an enrolment credential needs agent=, hosts= and key=");
             }
             return new Credential(agent.strip(), Enrolment.hosts(hosts), Base64.getDecoder().decode(key.strip()));
         }
 
-        /**
-         * The credential in {@code file}; {@code null} where {@code file} is null, blank or {@code none} (an agent
-         * without enrolment, on a broker without logins).
-         *
-         * @throws IllegalStateException when the file named cannot be read: an agent should not start then
-         */
-        public static Credential readIfNamed(String file) {
-            if (file == null || file.isBlank() || file.equals("none")) {
-                return null;
-            }
-            try {
-                return read(Path.of(file));
-            } catch (IOException | IllegalArgumentException e) {
-                throw new IllegalStateException("cannot read the enrolment credential " + file + ": " + e.getMessage(),
-                        e);
-            }
-        }
-
-        /**
-         * This agent's credential, from the file {@value #CREDENTIAL_ENV} names (what its records are signed with
-         * and its STARTs' secrets open with); {@code null} where none is named.
-         */
-        public static Credential configured() {
-            return readIfNamed(System.getenv(CREDENTIAL_ENV));
+        /** This credential as its file holds it: {@code agent=}, {@code hosts=} and {@code key=} (base64) lines. */
+        public String fileText() {
+            return "agent=" + agentId + "\nhosts=" + String.join(",", hosts) + "\nkey="
+                    + Base64.getEncoder().encodeToString(key) + "\n";
         }
 
         /** Writes this credential to {@code file}, readable by its owner only. */
         public void write(Path file) throws IOException {
-            KafkaAccess.writeClientConfig(file, java.util.Map.of("agent", agentId, "hosts", String.join(",", hosts),
-                    "key", Base64.getEncoder().encodeToString(key)));
+            KafkaAccess.writeOwnerOnly(file, fileText(), true);
         }
 
         /** This record, signed: the same topic, partition, time, key and value, with the agent's headers. */
@@ -338,12 +334,7 @@ public final class Enrolment {
 
         /** Reads the enrolment key from {@code file} (base64 of at least 32 bytes). */
         public static Verifier read(Path file) throws IOException {
-            String text = Files.readString(file, StandardCharsets.US_ASCII).strip();
-            try {
-                return new Verifier(Base64.getDecoder().decode(text));
-            } catch (IllegalArgumentException e) {
-                throw new IOException(file + ": not an enrolment key: " + e.getMessage());
-            }
+            return new Verifier(readKey(file));
         }
     }
 
@@ -446,6 +437,26 @@ public final class Enrolment {
                 ? "agents' records must be signed by an agent enrolled for their host (the enrolment key " + KEY_ENV
                         + " names)"
                 : "agents' records are taken unsigned: no enrolment key (" + KEY_ENV + "), as on a broker without logins";
+    }
+
+    /**
+     * Reads the enrolment key in {@code file} (base64 of at least 32 bytes), as the services that verify or mint
+     * credentials hold it.
+     *
+     * @throws IOException naming the file when it cannot be read or holds no key
+     */
+    public static byte[] readKey(Path file) throws IOException {
+        String text = Files.readString(file, StandardCharsets.US_ASCII).strip();
+        byte[] key;
+        try {
+            key = Base64.getDecoder().decode(text);
+        } catch (IllegalArgumentException e) {
+            throw new IOException(file + ": not an enrolment key: " + e.getMessage());
+        }
+        if (key.length < 32) {
+            throw new IOException(file + ": not an enrolment key: it has " + key.length + " bytes, at least 32 needed");
+        }
+        return key;
     }
 
     /** Reads the enrolment key in {@code file}, making it (readable by its owner only) when missing. */

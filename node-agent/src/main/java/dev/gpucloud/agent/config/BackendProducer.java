@@ -19,6 +19,7 @@ import dev.gpucloud.agent.runner.RunnerSettings;
 import dev.gpucloud.agent.sim.SimulatedFleet;
 import dev.gpucloud.agent.sim.SimulationSettings;
 import dev.gpucloud.contracts.kafka.Enrolment;
+import dev.gpucloud.contracts.kafka.EnrolmentSigner;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.enterprise.inject.Typed;
@@ -29,6 +30,7 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -126,7 +128,8 @@ public class BackendProducer {
         // on a real host NVML creates the MIG instance a START's slot names, where none is there yet
         MigProvisioner mig = EnrichedBackend.unwrap(backend) instanceof MigProvisioner m ? m : MigProvisioner.NONE;
         // the same credential its records are signed with opens the secrets sealed for it
-        Enrolment.Credential credential = Enrolment.Credential.configured();
+        // (on Kubernetes it is fetched at start, by whichever of this and the producer's signer asks first)
+        Enrolment.Credential credential = EnrolmentSigner.credential(Map.of());
         LOG.infof(credential != null
                 ? "agent %s opens the secret variables sealed for " + credential.agentId() + " with its credential"
                 : "agent %s has no enrolment credential (" + Enrolment.CREDENTIAL_ENV + "): a START's secret"

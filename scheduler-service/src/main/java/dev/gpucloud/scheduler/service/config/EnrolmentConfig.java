@@ -1,0 +1,49 @@
+package dev.gpucloud.scheduler.service.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.util.Optional;
+
+/**
+ * Enrolment of node agents on Kubernetes (docs/security.md, "Enrolment on Kubernetes"), under
+ * {@code gpucloud.enrolment}: {@code POST /enrolment} answers an agent's credential for the node its pod's service
+ * account token names. Off unless {@code kubernetes.issuer} is set.
+ */
+@ConfigMapping(prefix = "gpucloud.enrolment")
+public interface EnrolmentConfig {
+
+    /**
+     * The file of the enrolment key credentials are minted with: the one {@code GPUCLOUD_ENROLMENT_KEY} names, which
+     * the consumers verify agents' records against and START's secrets are sealed with ({@link EnrolmentKey}).
+     */
+    Optional<String> key();
+
+    /** Whose tokens enrol agents. */
+    Kubernetes kubernetes();
+
+    /** The cluster whose service account tokens prove which node an agent runs on. */
+    interface Kubernetes {
+
+        /**
+         * The cluster's service account issuer ({@code kubectl get --raw /.well-known/openid-configuration} names
+         * it; often {@code https://kubernetes.default.svc.cluster.local}); unset, enrolment is off (404).
+         */
+        Optional<String> issuer();
+
+        /** The audience of the agents' projected tokens (the DaemonSet's serviceAccountToken volume). */
+        @WithDefault("gpucloud-enrolment")
+        String audience();
+
+        /** The node agents' service account, the only subject enrolled: system:serviceaccount:NAMESPACE:NAME. */
+        Optional<String> subject();
+
+        /**
+         * A token this service sends to read the issuer's discovery document and keys, which an API server serves
+         * only to authenticated callers (the pod's own service account token); unset, none is sent.
+         */
+        Optional<String> issuerTokenFile();
+
+        /** The PEM file of the CA the issuer's certificate is checked against (the cluster's ca.crt); unset, the JDK's. */
+        Optional<String> issuerCa();
+    }
+}
