@@ -89,12 +89,28 @@ public final class TokenVerifier {
      */
     public static TokenVerifier forPrivateIssuer(String issuer, String audience, Path bearerFile, Path caFile)
             throws IOException {
+        return new TokenVerifier(issuer, audience, DevIssuer.TENANTS_CLAIM, DevIssuer.ROLES_CLAIM, bearerFile,
+                client(caFile));
+    }
+
+    /**
+     * A verifier of API tokens, as {@link #TokenVerifier(String, String, String, String)}, from an issuer whose
+     * certificate comes from the CA in the PEM file {@code caFile} and no other (the development issuer that
+     * ./gpucloud up starts, with a certificate from the stack's CA); null: the JDK's CAs.
+     *
+     * @throws IOException naming the CA file when it cannot be read
+     */
+    public static TokenVerifier trusting(String issuer, String audience, String tenantsClaim, String rolesClaim,
+            Path caFile) throws IOException {
+        return new TokenVerifier(issuer, audience, tenantsClaim, rolesClaim, null, client(caFile));
+    }
+
+    private static HttpClient client(Path caFile) throws IOException {
         HttpClient.Builder http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
         if (caFile != null) {
             http.sslContext(PemTrust.sslContext(caFile));
         }
-        return new TokenVerifier(issuer, audience, DevIssuer.TENANTS_CLAIM, DevIssuer.ROLES_CLAIM, bearerFile,
-                http.build());
+        return http.build();
     }
 
     public String issuer() {

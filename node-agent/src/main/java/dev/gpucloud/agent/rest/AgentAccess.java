@@ -12,8 +12,10 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
@@ -38,9 +40,12 @@ public class AgentAccess {
     public AgentAccess(@ConfigProperty(name = "gpucloud.auth.enabled", defaultValue = "true") boolean enabled,
             @ConfigProperty(name = "gpucloud.auth.issuer") String issuer,
             @ConfigProperty(name = "gpucloud.auth.audience", defaultValue = "gpucloud") String audience,
-            @ConfigProperty(name = "gpucloud.auth.tenants-claim", defaultValue = "gpucloud_tenants") String tenantsClaim) {
+            @ConfigProperty(name = "gpucloud.auth.tenants-claim", defaultValue = "gpucloud_tenants") String tenantsClaim,
+            @ConfigProperty(name = "gpucloud.auth.ca-file") Optional<String> caFile) throws IOException {
         this.enabled = enabled;
-        this.verifier = new TokenVerifier(issuer, audience, tenantsClaim, "groups");
+        // the development issuer's certificate comes from the stack's CA (docs/security.md, "Encryption")
+        this.verifier = TokenVerifier.trusting(issuer, audience, tenantsClaim, "groups",
+                caFile.filter(f -> !f.isBlank()).map(Path::of).orElse(null));
         if (!enabled) {
             LOG.warn(Callers.OFF_WARNING);
         }
