@@ -43,10 +43,17 @@ public final class EnrolmentClient {
     public static final Duration DEFAULT_PATIENCE = Duration.ofMinutes(4);
 
     private static final Logger LOG = Logger.getLogger(EnrolmentClient.class.getName());
-    /** A credential is three short lines: anything longer is not one. */
+    /** A credential is three short lines, a login two more: anything longer is not one. */
     private static final int MAX_ANSWER = 8192;
     private static final Duration FIRST_PAUSE = Duration.ofSeconds(1);
     private static final Duration LONGEST_PAUSE = Duration.ofSeconds(30);
+
+    /**
+     * What the scheduler answered: the credential, and the agent's own Kafka login where the scheduler makes one per
+     * agent (a Strimzi KafkaUser), else {@code null}.
+     */
+    public record Answer(Enrolment.Credential credential, KafkaLogin login) {
+    }
 
     /** The scheduler refused to enrol this agent; asking again would not change its answer. */
     public static final class Refused extends IOException {
@@ -97,6 +104,18 @@ public final class EnrolmentClient {
      * @throws IOException the scheduler did not answer within the patience, or the file could not be written
      */
     public Enrolment.Credential enrol(Path credentialFile) throws IOException {
+        return enrol(credentialFile, null).credential();
+    }
+
+    /**
+     * Asks for this agent's credential and Kafka login until the scheduler answers, and writes them (readable by
+     * their owner only): the login to {@code loginFile} first, where the answer has one and a file is given, then the
+     * credential to {@code credentialFile}, so that a credential file on disk means the enrolment was complete.
+     *
+     * @throws Refused the scheduler refused, with its reason
+     * @throws IOException the scheduler did not answer within the patience, or a file could not be written
+     */
+    public Answer enrol(Path credentialFile, Path loginFile) throws IOException {
         Instant giveUp = Instant.now().plus(patience);
         Duration pause = firstPause;
         int tries = 0;
@@ -104,15 +123,21 @@ public final class EnrolmentClient {
             tries++;
             String why;
             try {
-                Enrolment.Credential credential = ask();
+                Answer answer = ask();
+                Enrolment.Credential credential = answer.credential();
                 Path parent = credentialFile.toAbsolutePath().getParent();
                 if (parent != null) {
                     Files.createDirectories(parent);
                 }
+                if (answer.login() != null && loginFile != null) {
+                    answer.login().write(loginFile);
+                }
                 KafkaAccess.writeOwnerOnly(credentialFile, credential.fileText(), true);
                 LOG.info(() -> "enrolled as agent " + credential.agentId() + " for hosts " + credential.hosts()
-                        + " by " + url + "; the credential is in " + credentialFile);
-                return credential;
+                        + " by " + url + "; the credential is in " + credentialFile
+                        + (answer.login() == null ? "; no Kafka login of its own"
+                                : "; Kafka user " + answer.login().user() + (loginFile == null ? "" : " in " + loginFile)));
+                return answer;
             } catch (Refused refused) {
                 throw refused;
             } catch (IOException e) {
@@ -138,8 +163,8 @@ public final class EnrolmentClient {
         }
     }
 
-    /** One request: the credential, a {@link Refused}, or another IOException that is worth another try. */
-    private Enrolment.Credential ask() throws IOException {
+    /** One request: the answer, a {@link Refused}, or another IOException that is worth another try. */
+    private Answer ask() throws IOException {
         String token;
         try {
             token = Files.readString(tokenFile, StandardCharsets.US_ASCII).strip();
@@ -163,7 +188,7 @@ public final class EnrolmentClient {
                 throw new Refused(url + " answered " + body.length() + " characters, not a credential");
             }
             try {
-                return Enrolment.Credential.parse(body);
+                return new Answer(Enrolment.Credential.parse(body), KafkaLogin.parse(body));
             } catch (IllegalArgumentException e) {
                 throw new Refused(url + " answered something that is not a credential: " + e.getMessage());
             }

@@ -101,17 +101,6 @@ public final class KafkaAccess {
     /** A client's identity on the broker: its user name and role, and for one agent its id (which names its group). */
     public record Principal(String name, Role role, String agentId) {
 
-        /**
-         * The one login every node agent of a Kubernetes DaemonSet shares ({@code node-agent}, deploy/k8s): a DaemonSet
-         * gives each of its pods the same Secret, so its agents cannot have a principal each. It has an agent's ACLs,
-         * except that it may use every agent's group ({@code node-agent-} as a prefix) rather than one. Per-host
-         * principals there need per-node credentials (a controller, or secrets provisioned per node), which the
-         * manifests do not make; the local stack gives each agent its own ({@link #parse} {@code agent:ID}).
-         */
-        public static Principal everyAgent() {
-            return new Principal("node-agent", Role.AGENT, null);
-        }
-
         /** Parses {@code scheduler}, {@code billing}, {@code metrics} or {@code agent:AGENT_ID}. */
         public static Principal parse(String spec) {
             if (spec.startsWith("agent:")) {
@@ -163,12 +152,12 @@ public final class KafkaAccess {
         }
         if (role == Role.AUDITOR) {
             // reads with assigned partitions and commits nothing: no group
-        } else if (role == Role.AGENT && principal.agentId() != null) {
+        } else if (role == Role.AGENT) {
             // an agent's group is its own: node-agent-AGENT_ID, as node-agent's commands-in channel names it
             acls.add(allow(principal, ResourceType.GROUP, role.groupPrefix + principal.agentId(), PatternType.LITERAL,
                     AclOperation.READ));
         } else {
-            // a service's groups, or every agent's for the agents' shared login (Principal.everyAgent)
+            // a service's groups
             acls.add(allow(principal, ResourceType.GROUP, role.groupPrefix, PatternType.PREFIXED, AclOperation.READ));
         }
         if (role == Role.METRICS) {
@@ -291,7 +280,8 @@ public final class KafkaAccess {
         }
     }
 
-    static String randomPassword() {
+    /** A random password of 32 letters and digits (about 188 bits), for a SCRAM login. */
+    public static String randomPassword() {
         String alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
         SecureRandom random = new SecureRandom();
         StringBuilder sb = new StringBuilder(32);

@@ -75,6 +75,40 @@ class EnrolmentClientTest {
     }
 
     @Test
+    void a_kafka_login_in_the_answer_is_written_owner_only_beside_the_credential_and_never_printed()
+            throws IOException {
+        KafkaLogin login = new KafkaLogin("agent-gpu-node-7", KafkaAccess.randomPassword());
+        int port = serve(0, ex -> answer(ex, 200, NODE_7.fileText() + login.fileText()));
+        Path credential = dir.resolve("enrolment/credential");
+        Path loginFile = KafkaLogin.besideCredential(credential);
+
+        EnrolmentClient.Answer got = client(port, Duration.ofSeconds(5)).enrol(credential, loginFile);
+
+        assertThat(got.login()).isEqualTo(login);
+        assertThat(loginFile).hasFileName("credential.kafka");
+        assertThat(KafkaLogin.read(loginFile)).isEqualTo(login);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(loginFile))).isEqualTo("rw-------");
+        assertThat(Enrolment.Credential.read(credential).fileText()).as("the credential file keeps its three lines")
+                .isEqualTo(NODE_7.fileText());
+        assertThat(got.login().toString()).doesNotContain(login.password());
+    }
+
+    @Test
+    void an_answer_without_a_login_gives_none_and_a_half_login_is_refused() throws IOException {
+        int plain = serve(0, ex -> answer(ex, 200, NODE_7.fileText()));
+        Path credential = dir.resolve("credential");
+
+        assertThat(client(plain, Duration.ofSeconds(5)).enrol(credential, KafkaLogin.besideCredential(credential))
+                .login()).isNull();
+        assertThat(KafkaLogin.besideCredential(credential)).doesNotExist();
+        server.stop(0);
+
+        int half = serve(0, ex -> answer(ex, 200, NODE_7.fileText() + "kafka.user=agent-gpu-node-7\n"));
+        assertThatThrownBy(() -> client(half, Duration.ofSeconds(5)).enrol(dir.resolve("other"), dir.resolve("o.kafka")))
+                .isInstanceOf(EnrolmentClient.Refused.class).hasMessageContaining("needs both kafka.user= and");
+    }
+
+    @Test
     void while_the_scheduler_is_down_the_agent_tries_again_until_it_answers() throws Exception {
         int port;
         try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,10 +15,6 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.common.acl.AclBinding;
-import org.apache.kafka.common.acl.AclOperation;
-import org.apache.kafka.common.resource.PatternType;
-import org.apache.kafka.common.resource.ResourcePattern;
-import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,17 +30,13 @@ class KafkaUserManifestTest {
     /** The users of the Kubernetes manifests, and what each is for. */
     private static final Map<Principal, String> USERS = new LinkedHashMap<>();
 
+    // No node agent here: each gets a KafkaUser agent-ID of its own when it enrols (scheduler-service
+    // AgentKafkaUsers, from the same table), docs/security.md "Enrolment on Kubernetes".
     static {
         USERS.put(Principal.parse("scheduler"), "scheduler-service (every instance)");
         USERS.put(Principal.parse("billing"), "billing-service (every replica)");
         USERS.put(Principal.parse("metrics"), "metrics-service");
         USERS.put(Principal.parse("auditor"), "`gpucloud audit`, for an operator: no workload here uses it");
-        USERS.put(Principal.everyAgent(), """
-                every node agent of the DaemonSet: ONE login for all of them. A DaemonSet gives each of its pods the same
-                Secret, so its agents cannot have a principal each, as the local stack's do (agent-ID, whose only group is
-                node-agent-ID): any agent may write any host's reports and use any agent's group (node-agent-*). Per-host
-                principals need per-node credentials, a controller that makes a KafkaUser for each node or Secrets
-                provisioned per node ahead of time, which these manifests do not do.""");
     }
 
     @Test
@@ -59,8 +50,8 @@ class KafkaUserManifestTest {
         Set<String> inTable = new TreeSet<>();
         for (Principal user : USERS.keySet()) {
             for (AclBinding acl : KafkaAccess.bindings(user)) {
-                inTable.add(acl(user.name(), type(acl.pattern().resourceType()), acl.pattern().name(),
-                        pattern(acl.pattern().patternType()), operation(acl.entry().operation())));
+                inTable.add(acl(user.name(), StrimziAcls.type(acl.pattern().resourceType()), acl.pattern().name(),
+                        StrimziAcls.pattern(acl.pattern().patternType()), StrimziAcls.operation(acl.entry().operation())));
             }
         }
         Set<String> onlyInManifest = new TreeSet<>(inManifest);
@@ -75,14 +66,12 @@ class KafkaUserManifestTest {
     }
 
     @Test
-    void the_agents_shared_login_differs_from_one_agents_only_in_its_groups() {
-        List<AclBinding> one = KafkaAccess.bindings(Principal.parse("agent:a1"));
-        List<AclBinding> every = KafkaAccess.bindings(Principal.everyAgent());
-        assertThat(topics(every)).isEqualTo(topics(one));
-        assertThat(every).filteredOn(b -> b.pattern().resourceType() == ResourceType.GROUP)
-                .extracting(AclBinding::pattern)
-                .containsExactly(new ResourcePattern(ResourceType.GROUP, "node-agent-", PatternType.PREFIXED));
-        assertThat(every).allMatch(b -> b.entry().principal().equals("User:node-agent"));
+    void no_node_agent_login_is_shared_every_agent_gets_its_own_at_enrolment() {
+        // the scheduler makes KafkaUser agent-ID per enrolled node (AgentKafkaUsers), from the same table
+        assertThat(USERS.keySet()).noneMatch(user -> user.role() == KafkaAccess.Role.AGENT);
+        assertThat(StrimziAcls.rules(Principal.parse("agent:gpu-node-7")))
+                .filteredOn(rule -> rule.type().equals("group"))
+                .containsExactly(new StrimziAcls.Rule("group", "node-agent-gpu-node-7", "literal", List.of("Read")));
     }
 
     @Test
@@ -134,13 +123,14 @@ class KafkaUserManifestTest {
                 .append("# Regenerate: ./mvnw -o -pl contracts test -Dtest=KafkaUserManifestTest -Dgpucloud.regenerate=true\n")
                 .append("# Strimzi's user operator gives each user a SCRAM-SHA-512 password, in a Secret of the user's name (key\n")
                 .append("# `password`), and its ACLs, on the Kafka cluster \"gpucloud\" (label strimzi.io/cluster), whose listener\n")
-                .append("# must take scram-sha-512 and whose authorization must be `simple` (base/kustomization.yaml).\n");
+                .append("# must take scram-sha-512 and whose authorization must be `simple` (base/kustomization.yaml).\n")
+                .append("# No node agent's user is here: the scheduler makes KafkaUser agent-ID for each node at its enrolment.\n");
         for (Map.Entry<Principal, String> user : USERS.entrySet()) {
             yaml.append("---\n");
             for (String line : user.getValue().split("\n")) {
                 yaml.append("# ").append(line).append('\n');
             }
-            yaml.append("apiVersion: kafka.strimzi.io/v1beta2\n")
+            yaml.append("apiVersion: ").append(StrimziAcls.API_VERSION).append("\n")
                     .append("kind: KafkaUser\n")
                     .append("metadata:\n")
                     .append("  name: ").append(user.getKey().name()).append('\n')
@@ -153,23 +143,13 @@ class KafkaUserManifestTest {
                     .append("    type: simple\n")
                     .append("    acls:\n");
             // one rule per resource, with its operations in the order the table gives them
-            Map<ResourcePattern, List<String>> rules = new LinkedHashMap<>();
-            for (AclBinding acl : KafkaAccess.bindings(user.getKey())) {
-                rules.computeIfAbsent(acl.pattern(), p -> new ArrayList<>()).add(operation(acl.entry().operation()));
+            for (StrimziAcls.Rule rule : StrimziAcls.rules(user.getKey())) {
+                yaml.append("      - resource: {type: ").append(rule.type()).append(", name: ").append(quoted(rule.name()))
+                        .append(", patternType: ").append(rule.patternType()).append("}\n")
+                        .append("        operations: [").append(String.join(", ", rule.operations())).append("]\n");
             }
-            rules.forEach((resource, operations) -> yaml.append("      - resource: {type: ")
-                    .append(type(resource.resourceType())).append(", name: ").append(quoted(resource.name()))
-                    .append(", patternType: ").append(pattern(resource.patternType())).append("}\n")
-                    .append("        operations: [").append(String.join(", ", operations)).append("]\n"));
         }
         return yaml.toString();
-    }
-
-    private static Set<String> topics(List<AclBinding> acls) {
-        Set<String> topics = new TreeSet<>();
-        acls.stream().filter(b -> b.pattern().resourceType() == ResourceType.TOPIC)
-                .forEach(b -> topics.add(b.pattern().name() + " " + b.entry().operation()));
-        return topics;
     }
 
     private static String acl(String user, String type, String name, String pattern, String operation) {
@@ -178,31 +158,5 @@ class KafkaUserManifestTest {
 
     private static String quoted(String name) {
         return name.matches("[A-Za-z0-9][A-Za-z0-9._-]*") ? name : "\"" + name + "\"";
-    }
-
-    /** Strimzi's names (AclRule's resource type, pattern type and operations). */
-    private static String type(ResourceType type) {
-        return switch (type) {
-            case TOPIC -> "topic";
-            case GROUP -> "group";
-            default -> throw new IllegalArgumentException("no Strimzi resource type for " + type);
-        };
-    }
-
-    private static String pattern(PatternType pattern) {
-        return switch (pattern) {
-            case LITERAL -> "literal";
-            case PREFIXED -> "prefix";
-            default -> throw new IllegalArgumentException("no Strimzi pattern type for " + pattern);
-        };
-    }
-
-    private static String operation(AclOperation operation) {
-        return switch (operation) {
-            case READ -> "Read";
-            case WRITE -> "Write";
-            case DESCRIBE -> "Describe";
-            default -> throw new IllegalArgumentException("no Strimzi operation for " + operation);
-        };
     }
 }

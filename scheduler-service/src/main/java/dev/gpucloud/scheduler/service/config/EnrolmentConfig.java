@@ -2,6 +2,7 @@ package dev.gpucloud.scheduler.service.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -45,5 +46,43 @@ public interface EnrolmentConfig {
 
         /** The PEM file of the CA the issuer's certificate is checked against (the cluster's ca.crt); unset, the JDK's. */
         Optional<String> issuerCa();
+
+        /** Each enrolled agent's own Kafka login, a Strimzi KafkaUser the scheduler makes. */
+        KafkaUsers kafkaUsers();
+    }
+
+    /**
+     * Where the scheduler makes a Strimzi {@code KafkaUser} {@code agent-ID} (and its password's Secret) for each agent
+     * it enrols, through the Kubernetes API with its own service account (docs/security.md, "Enrolment on
+     * Kubernetes"). Off unless {@code namespace} is set: the agents then log in as configured, with no login of their
+     * own.
+     */
+    interface KafkaUsers {
+
+        /** The namespace of the Kafka cluster's user operator, where the KafkaUsers go; unset, none are made. */
+        Optional<String> namespace();
+
+        /** The Strimzi Kafka cluster the users belong to (their label {@code strimzi.io/cluster}). */
+        @WithDefault("gpucloud")
+        String cluster();
+
+        /** The Kubernetes API server, as a pod reaches it. */
+        @WithDefault("https://kubernetes.default.svc")
+        String apiServer();
+
+        /** The token the scheduler calls the API with: its own service account's, which the kubelet renews. */
+        @WithDefault("/var/run/secrets/kubernetes.io/serviceaccount/token")
+        String tokenFile();
+
+        /** The PEM file of the CA the API server's certificate is checked against (an https API server only). */
+        @WithDefault("/var/run/secrets/kubernetes.io/serviceaccount/ca.crt")
+        String ca();
+
+        /**
+         * How long an enrolment waits for Strimzi to make the user ready before it answers 503 (the agent asks again):
+         * within the 15 s an agent waits for one answer.
+         */
+        @WithDefault("10s")
+        Duration readyTimeout();
     }
 }

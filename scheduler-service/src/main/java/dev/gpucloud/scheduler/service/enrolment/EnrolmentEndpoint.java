@@ -2,6 +2,7 @@ package dev.gpucloud.scheduler.service.enrolment;
 
 import dev.gpucloud.contracts.events.AuditEvent;
 import dev.gpucloud.contracts.kafka.Enrolment;
+import dev.gpucloud.contracts.kafka.KafkaLogin;
 import dev.gpucloud.identity.AuditEntries;
 import dev.gpucloud.identity.Caller;
 import dev.gpucloud.identity.TokenVerifier;
@@ -28,6 +29,10 @@ import org.jose4j.jwt.MalformedClaimException;
  * account's, and names the node the pod runs on; the answer is the credential for that node alone, in its file's
  * form. Every call, enrolled or refused, is logged and leaves an audit record ({@value #ACTION}).
  *
+ * <p>Where {@code gpucloud.enrolment.kubernetes.kafka-users.namespace} is set, the answer also carries the agent's
+ * own Kafka login ({@code kafka.user=}, {@code kafka.password=}; {@link AgentKafkaUsers}), once Strimzi has made it
+ * ready; until then the agent is answered 503 and asks again. Nothing is made for a token that is refused.
+ *
  * <p>Off (404, saying so) unless {@code gpucloud.enrolment.kubernetes.issuer} is set; set without a subject or an
  * enrolment key it can read, the service does not start.
  */
@@ -46,6 +51,8 @@ public class EnrolmentEndpoint {
     private final NodeEnrolment enrolment;
     private final TokenVerifier verifier;
     private final String audience;
+    /** Null when agents get no Kafka login of their own here. */
+    private final AgentKafkaUsers kafkaUsers;
 
     public EnrolmentEndpoint(AuditTrail trail, EnrolmentConfig config) {
         this.trail = trail;
@@ -54,6 +61,7 @@ public class EnrolmentEndpoint {
         if (k8s.issuer().isEmpty()) {
             this.enrolment = null;
             this.verifier = null;
+            this.kafkaUsers = null;
             return;
         }
         String subject = k8s.subject().orElseThrow(() -> new IllegalStateException("gpucloud.enrolment.kubernetes"
@@ -66,6 +74,7 @@ public class EnrolmentEndpoint {
             this.enrolment = new NodeEnrolment(Enrolment.readKey(Path.of(keyFile)), subject);
             this.verifier = TokenVerifier.forPrivateIssuer(k8s.issuer().get(), audience,
                     k8s.issuerTokenFile().map(Path::of).orElse(null), k8s.issuerCa().map(Path::of).orElse(null));
+            this.kafkaUsers = AgentKafkaUsers.from(k8s.kafkaUsers());
         } catch (IOException | IllegalArgumentException e) {
             throw new IllegalStateException("cannot start enrolment on Kubernetes: " + e.getMessage(), e);
         }
@@ -76,8 +85,10 @@ public class EnrolmentEndpoint {
             LOG.info("node agents' enrolment on Kubernetes is off (no gpucloud.enrolment.kubernetes.issuer):"
                     + " POST " + PATH + " answers 404");
         } else {
-            LOG.infof("node agents enrol at POST %s with a service account token of %s for audience %s",
-                    PATH, verifier.issuer(), audience);
+            LOG.infof("node agents enrol at POST %s with a service account token of %s for audience %s; %s",
+                    PATH, verifier.issuer(), audience, kafkaUsers == null ? "they get no Kafka login of their own"
+                            + " (no gpucloud.enrolment.kubernetes.kafka-users.namespace)"
+                            : "each gets its own Kafka login, KafkaUser agent-ID in " + kafkaUsers.namespace());
         }
         // verification may fetch the issuer's keys: off the event loop
         router.post(PATH).blockingHandler(this::handle, false);
@@ -124,12 +135,28 @@ public class EnrolmentEndpoint {
         }
         Enrolment.Credential credential = decision.credential();
         String target = "agent " + credential.agentId() + " for host " + decision.node();
-        LOG.infof("enrolled %s (%s from %s)", target, subject, from);
-        trail.record(AuditEntries.of(caller, null, ACTION, target, Instant.now(), from, AuditEvent.OK, ""));
+        KafkaLogin login = null;
+        if (kafkaUsers != null) {
+            try {
+                login = kafkaUsers.ensure(credential.agentId());
+            } catch (AgentKafkaUsers.NotReady | IOException e) {
+                // the scheduler's or Strimzi's trouble, not the agent's: it asks again after a pause
+                LOG.warnf("no Kafka login for %s yet: %s", target, e.getMessage());
+                ctx.response().putHeader("Retry-After", "5");
+                refuse(ctx, from, caller, 503, "the Kafka login of " + target + " is not ready yet; try again ("
+                        + e.getMessage() + ")");
+                return;
+            }
+            target = target + " with Kafka user " + login.user();
+        }
+        String enrolled = target;
+        LOG.infof("enrolled %s (%s from %s)", enrolled, subject, from);
+        trail.record(AuditEntries.of(caller, null, ACTION, enrolled, Instant.now(), from, AuditEvent.OK, ""));
+        // the credential's three lines first, so an agent that knows no login reads the same answer as before
         ctx.response().setStatusCode(200)
                 .putHeader("Content-Type", "text/plain; charset=us-ascii")
                 .putHeader("Cache-Control", "no-store")
-                .end(credential.fileText());
+                .end(credential.fileText() + (login == null ? "" : login.fileText()));
     }
 
     private void refuse(RoutingContext ctx, String from, Caller caller, int status, String message) {
