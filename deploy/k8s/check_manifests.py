@@ -22,7 +22,11 @@ Checks:
     its issuer is rendered (or a ClusterIssuer).
   Kafka: every workload that reaches the broker logs in over SASL_SSL on the TLS listener (9093) as a
     rendered KafkaUser (scram-sha-512, simple authorization), with the password from that user's Secret,
-    trusting the cluster CA it mounts; no two workloads share a user, except a DaemonSet's pods.
+    trusting the cluster CA it mounts; no two workloads share a user. A node agent that enrols has no login
+    in its manifest (no GPUCLOUD_KAFKA_USER or _PASSWORD): the workload it enrols at makes its KafkaUser
+    (GPUCLOUD_ENROLMENT_KAFKA_USERS_NAMESPACE its own namespace; the agent reaches that cluster's listener and
+    trusts its CA) through a Role bound to its service account that grants create and get on
+    kafkausers.kafka.strimzi.io and secrets, and nothing more (no other verb, resource or ClusterRole).
   PostgreSQL: every workload that has a database logs in as a role of its own, from a basic-auth Secret
     whose username is a role the Cluster manages, with verify-full TLS against the mounted CloudNativePG CA;
     the Cluster refuses plaintext (hostnossl reject) and its roles are not superusers.
@@ -269,7 +273,16 @@ def main(name):
                 if value("GPUCLOUD_KAFKA_SECURITY_PROTOCOL") != "SASL_SSL":
                     errors.append(f"{cwhere}: GPUCLOUD_KAFKA_SECURITY_PROTOCOL must be SASL_SSL, is {value('GPUCLOUD_KAFKA_SECURITY_PROTOCOL')}")
                 user = value("GPUCLOUD_KAFKA_USER")
-                if user not in kafka_users:
+                if value("GPUCLOUD_ENROLMENT_URL"):
+                    # an agent that enrols logs in as the KafkaUser the scheduler makes for its node: a login in
+                    # a DaemonSet's manifest would be every node's; its cluster is the one the scheduler makes users of
+                    for key in ("GPUCLOUD_KAFKA_USER", "GPUCLOUD_KAFKA_PASSWORD"):
+                        if key in env:
+                            errors.append(f"{cwhere}: {key} is set, but an agent that enrols logs in as the KafkaUser the scheduler makes for its node: a login in the manifest is every node's")
+                    use["kafka_user"] = "(its node's own, made at enrolment)"
+                    use["kafka_transport"] = (cwhere, mounted("GPUCLOUD_KAFKA_TRUSTSTORE", "the Kafka cluster's CA"),
+                                              value("KAFKA_BOOTSTRAP_SERVERS"))
+                elif user not in kafka_users:
                     errors.append(f"{cwhere}: GPUCLOUD_KAFKA_USER ({user}) must name a rendered KafkaUser")
                 else:
                     u = kafka_users[user]
@@ -277,13 +290,8 @@ def main(name):
                     use["kafka_user"], use["kafka_cluster"] = user, cluster
                     if env.get("GPUCLOUD_KAFKA_PASSWORD", ())[:3] != ("secret", user, "password"):
                         errors.append(f"{cwhere}: GPUCLOUD_KAFKA_PASSWORD must come from Secret {user} key password (KafkaUser {user}'s)")
-                    trust = mounted("GPUCLOUD_KAFKA_TRUSTSTORE", "the Kafka cluster's CA")
-                    if trust and trust != (f"{cluster}-cluster-ca-cert", "ca.crt"):
-                        errors.append(f"{cwhere}: GPUCLOUD_KAFKA_TRUSTSTORE must be ca.crt of {cluster}-cluster-ca-cert, is {trust[1]} of {trust[0]}")
-                    for server in (value("KAFKA_BOOTSTRAP_SERVERS") or "").split(","):
-                        host, _, port = server.strip().rpartition(":")
-                        if host.split(".")[0] != f"{cluster}-kafka-bootstrap" or port != str(KAFKA_TLS_PORT):
-                            errors.append(f"{cwhere}: KAFKA_BOOTSTRAP_SERVERS {server} must be {cluster}-kafka-bootstrap:{KAFKA_TLS_PORT}, the TLS listener")
+                    errors.extend(kafka_transport_errors(cwhere, cluster, mounted("GPUCLOUD_KAFKA_TRUSTSTORE", "the Kafka cluster's CA"),
+                                                         value("KAFKA_BOOTSTRAP_SERVERS")))
 
             # PostgreSQL
             if "GPUCLOUD_DB_USER" in env:
@@ -311,6 +319,9 @@ def main(name):
             if value("GPUCLOUD_ENROLMENT_KEY"):
                 use["enrolment_key"] = mounted("GPUCLOUD_ENROLMENT_KEY", "the enrolment key")
             if value("GPUCLOUD_ENROLMENT_KUBERNETES_ISSUER"):
+                use["kafka_users_namespace"] = value("GPUCLOUD_ENROLMENT_KAFKA_USERS_NAMESPACE")
+                use["kafka_users_cluster"] = value("GPUCLOUD_ENROLMENT_KAFKA_USERS_CLUSTER") or "gpucloud"
+                use["runs_as"] = pod.get("serviceAccountName", "default")
                 issuer = urlparse(value("GPUCLOUD_ENROLMENT_KUBERNETES_ISSUER"))
                 use["enrolment_issuer_port"] = issuer.port or 443
                 use["enrolment_audience"] = value("GPUCLOUD_ENROLMENT_KUBERNETES_AUDIENCE") or "gpucloud-enrolment"
@@ -396,6 +407,16 @@ def main(name):
             errors.append(f"{where}: its service account {use['service_account']} is not rendered")
         elif use["automount"] is not False and account.get("automountServiceAccountToken") is not False:
             errors.append(f"{where}: mounts a token for the Kubernetes API it does not use (automountServiceAccountToken: false)")
+        if use.get("kafka_transport"):
+            # its Kafka login is the KafkaUser the minter makes for its node, of the cluster it names
+            if minter.get("kafka_users_namespace") not in ("$(POD_NAMESPACE)", workloads[minters[0]]["metadata"].get("namespace")):
+                errors.append(f"{where}: reaches the broker with the login its enrolment answers, but {minters[0]} makes no KafkaUsers in its namespace (GPUCLOUD_ENROLMENT_KAFKA_USERS_NAMESPACE is {minter.get('kafka_users_namespace')})")
+            else:
+                cluster = minter["kafka_users_cluster"]
+                use["kafka_cluster"] = cluster
+                cwhere, trust, bootstrap = use["kafka_transport"]
+                errors.extend(kafka_transport_errors(cwhere, cluster, trust, bootstrap))
+                errors.extend(kafka_user_rbac_errors(by_kind, minters[0], minter["runs_as"]))
         readers = [w for w, u in uses.items() if u.get("kafka_user") and workloads[w]["kind"] == "Deployment"]
         for reader in readers:
             if keys.get(reader) is None:
@@ -528,6 +549,51 @@ def selected_by_service(services, workloads, name):
         return []
     return [w for w, d in workloads.items()
             if labels_match({"matchLabels": selector}, d["spec"]["template"]["metadata"].get("labels", {}))]
+
+
+def kafka_transport_errors(cwhere, cluster, trust, bootstrap):
+    """A Kafka client trusts the cluster's CA and reaches its TLS listener."""
+    errors = []
+    if trust and trust != (f"{cluster}-cluster-ca-cert", "ca.crt"):
+        errors.append(f"{cwhere}: GPUCLOUD_KAFKA_TRUSTSTORE must be ca.crt of {cluster}-cluster-ca-cert, is {trust[1]} of {trust[0]}")
+    for server in (bootstrap or "").split(","):
+        host, _, port = server.strip().rpartition(":")
+        if host.split(".")[0] != f"{cluster}-kafka-bootstrap" or port != str(KAFKA_TLS_PORT):
+            errors.append(f"{cwhere}: KAFKA_BOOTSTRAP_SERVERS {server} must be {cluster}-kafka-bootstrap:{KAFKA_TLS_PORT}, the TLS listener")
+    return errors
+
+
+# What the scheduler may do to make the agents' KafkaUsers: create and get these, in its namespace, nothing more.
+KAFKA_USER_GRANTS = {("kafka.strimzi.io", "kafkausers"), ("", "secrets")}
+
+
+def kafka_user_rbac_errors(by_kind, workload, account):
+    """The workload that makes the agents' KafkaUsers may create and get kafkausers and secrets through a
+    namespaced Role bound to its service account, and that Role (or any other bound to it) grants nothing more."""
+    errors = []
+    granted = set()
+    for kind, bindings in (("RoleBinding", by_kind.get("RoleBinding", {})), ("ClusterRoleBinding", by_kind.get("ClusterRoleBinding", {}))):
+        for bname, b in bindings.items():
+            if not any(s.get("kind") == "ServiceAccount" and s.get("name") == account for s in b.get("subjects") or []):
+                continue
+            ref = b.get("roleRef", {})
+            role = by_kind.get(ref.get("kind"), {}).get(ref.get("name"))
+            if role is None:
+                continue  # a built-in role (system:service-account-issuer-discovery)
+            if ref.get("kind") != "Role" or kind != "RoleBinding":
+                errors.append(f"{kind} {bname}: binds {account} to {ref.get('kind')} {ref.get('name')}; the KafkaUsers' rights must be a Role of its namespace")
+            for rule in role.get("rules") or []:
+                pairs = {(g, r) for g in rule.get("apiGroups") or [] for r in rule.get("resources") or []}
+                verbs = set(rule.get("verbs") or [])
+                if not pairs <= KAFKA_USER_GRANTS or not verbs <= {"create", "get"} or rule.get("nonResourceURLs"):
+                    errors.append(f"{ref.get('kind')} {ref.get('name')}: grants {account} more than create and get on kafkausers.kafka.strimzi.io and secrets: {rule}")
+                granted |= {(p, v) for p in pairs for v in verbs}
+    for group, resource in sorted(KAFKA_USER_GRANTS):
+        for verb in ("create", "get"):
+            if ((group, resource), verb) not in granted:
+                what = f"{resource}.{group}" if group else resource
+                errors.append(f"{workload}: makes the agents' KafkaUsers, but no Role bound to its service account {account} lets it {verb} {what}")
+    return errors
 
 
 def check_network_policies(policies, workloads, uses, namespace):
