@@ -12,7 +12,6 @@ import java.security.KeyStore;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterEach;
@@ -212,10 +211,10 @@ class DeviceLoginTest {
     void an_https_provider_is_trusted_through_the_ca_file_besides_the_jvm_s_authorities() throws Exception {
         Path keystore = dir.resolve("provider.p12");
         Path pem = dir.resolve("provider-ca.pem");
-        keytool("-genkeypair", "-alias", "provider", "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
+        Keytool.run("-genkeypair", "-alias", "provider", "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
                 "CN=localhost", "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "2", "-keystore",
                 keystore.toString(), "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit");
-        keytool("-exportcert", "-rfc", "-alias", "provider", "-keystore", keystore.toString(), "-storepass",
+        Keytool.run("-exportcert", "-rfc", "-alias", "provider", "-keystore", keystore.toString(), "-storepass",
                 "changeit", "-file", pem.toString());
         KeyStore store = KeyStore.getInstance("PKCS12");
         try (InputStream in = Files.newInputStream(keystore)) {
@@ -245,16 +244,6 @@ class DeviceLoginTest {
             assertThat(error("--ca-file", keystore.toString(), "login", "--issuer", https.issuer()))
                     .contains("--ca-file: cannot read a PEM certificate from " + keystore);
         }
-    }
-
-    private static void keytool(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool")
-                .toString()));
-        command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes());
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).as(output).isZero();
     }
 
     /** What a command refused before it did anything (exit 2). */

@@ -1,15 +1,27 @@
 package dev.gpucloud.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gpucloud.identity.DevIssuer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.ConnectException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyStore;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,11 +53,11 @@ class IdentityCommandsTest {
         Path keystore = dir.resolve("issuer.p12");
         Path password = dir.resolve("issuer.pass");
         Files.writeString(password, "changeit\n");
-        keytool("-genkeypair", "-alias", "issuer", "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
+        Keytool.run("-genkeypair", "-alias", "issuer", "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
                 "CN=localhost", "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "2", "-keystore",
                 keystore.toString(), "-storetype", "PKCS12", "-storepass", "changeit");
         int port;
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+        try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
         String[] args = {"issuer", "--port", String.valueOf(port), "--key-file", dir.resolve("issuer.jwk").toString(),
@@ -55,29 +67,29 @@ class IdentityCommandsTest {
         issuer.setDaemon(true); // it serves until the JVM ends, as the process does until killed
         issuer.start();
 
-        java.security.KeyStore trusted = java.security.KeyStore.getInstance("PKCS12");
+        KeyStore trusted = KeyStore.getInstance("PKCS12");
         try (var in = Files.newInputStream(keystore)) {
             trusted.load(in, "changeit".toCharArray());
         }
-        javax.net.ssl.TrustManagerFactory trust = javax.net.ssl.TrustManagerFactory.getInstance(
-                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(
+                TrustManagerFactory.getDefaultAlgorithm());
         trust.init(trusted);
-        java.net.URI discovery = java.net.URI.create("https://localhost:" + port + "/.well-known/openid-configuration");
+        URI discovery = URI.create("https://localhost:" + port + "/.well-known/openid-configuration");
         String body = null;
         for (int i = 0; i < 100 && body == null; i++) {
             try {
-                body = client(trust, "TLSv1.3").send(java.net.http.HttpRequest.newBuilder(discovery).build(),
-                        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-            } catch (java.net.ConnectException e) {
+                body = client(trust, "TLSv1.3").send(HttpRequest.newBuilder(discovery).build(),
+                        HttpResponse.BodyHandlers.ofString()).body();
+            } catch (ConnectException e) {
                 Thread.sleep(100);
             }
         }
         assertThat(body).contains("\"issuer\":\"https://localhost:" + port + "\"")
                 .contains("\"jwks_uri\":\"https://localhost:" + port + "/");
-        java.net.http.HttpClient old = client(trust, "TLSv1.2");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> old.send(
-                java.net.http.HttpRequest.newBuilder(discovery).build(), java.net.http.HttpResponse.BodyHandlers.ofString()))
-                .isInstanceOf(javax.net.ssl.SSLHandshakeException.class);
+        HttpClient old = client(trust, "TLSv1.2");
+        assertThatThrownBy(() -> old.send(
+                HttpRequest.newBuilder(discovery).build(), HttpResponse.BodyHandlers.ofString()))
+                .isInstanceOf(SSLHandshakeException.class);
 
         GpucloudCliTest.Result half = cli("issuer", "--key-file", dir.resolve("issuer.jwk").toString(), "--tls-keystore",
                 keystore.toString());
@@ -85,23 +97,13 @@ class IdentityCommandsTest {
         assertThat(half.err()).contains("--tls-keystore and --tls-password-file go together");
     }
 
-    private static java.net.http.HttpClient client(javax.net.ssl.TrustManagerFactory trust, String protocol)
+    private static HttpClient client(TrustManagerFactory trust, String protocol)
             throws Exception {
-        javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
+        SSLContext tls = SSLContext.getInstance("TLS");
         tls.init(null, trust.getTrustManagers(), null);
-        javax.net.ssl.SSLParameters params = tls.getDefaultSSLParameters();
+        SSLParameters params = tls.getDefaultSSLParameters();
         params.setProtocols(new String[] {protocol});
-        return java.net.http.HttpClient.newBuilder().sslContext(tls).sslParameters(params).build();
-    }
-
-    private static void keytool(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool")
-                .toString()));
-        command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes());
-        assertThat(process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).as(output).isZero();
+        return HttpClient.newBuilder().sslContext(tls).sslParameters(params).build();
     }
 
     @Test
