@@ -15,6 +15,7 @@ import dev.gpucloud.contracts.events.Tenants;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.events.UsageEvent;
 import dev.gpucloud.contracts.kafka.EventRecords;
+import dev.gpucloud.contracts.logging.LogFields;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
@@ -503,16 +504,23 @@ public class UsageConsumer {
             }
             MeteredAllocation a = pending.dimensions();
             SkuRate rate = catalog.rate(a.sku(), a.capacityType(), pending.firstFrom());
-            if (rate.isHeld()) {
-                registry.counter(METRIC, "outcome", "held").increment();
-                LOG.warnf("%s of job %s for tenant %s is held, not billed yet: %s", a.allocationId(), a.jobId(),
-                        a.tenant(), rate.flag());
-            } else if (rate.isFlagged()) {
-                registry.counter(METRIC, "outcome", "flagged").increment();
-                LOG.warnf("%s of job %s for tenant %s is billed at a fallback rate of %d micro-USD per hour, "
-                        + "its invoice line is flagged: %s", a.allocationId(), a.jobId(), a.tenant(),
-                        rate.microsPerHour(), rate.flag());
+            try (LogFields fields = LogFields.of(LogFields.JOB_ID, a.jobId(), LogFields.TENANT, a.tenant(),
+                    LogFields.ALLOCATION_ID, a.allocationId())) {
+                warnOfRate(a, rate);
             }
+        }
+    }
+
+    private void warnOfRate(MeteredAllocation a, SkuRate rate) {
+        if (rate.isHeld()) {
+            registry.counter(METRIC, "outcome", "held").increment();
+            LOG.warnf("%s of job %s for tenant %s is held, not billed yet: %s", a.allocationId(), a.jobId(),
+                    a.tenant(), rate.flag());
+        } else if (rate.isFlagged()) {
+            registry.counter(METRIC, "outcome", "flagged").increment();
+            LOG.warnf("%s of job %s for tenant %s is billed at a fallback rate of %d micro-USD per hour, "
+                    + "its invoice line is flagged: %s", a.allocationId(), a.jobId(), a.tenant(),
+                    rate.microsPerHour(), rate.flag());
         }
     }
 

@@ -30,6 +30,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.jboss.logging.Logger;
 import dev.gpucloud.billing.config.BillingConfig;
+import dev.gpucloud.contracts.logging.LogFields;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -228,8 +229,10 @@ public class InvoiceBook {
                 .onItem().transformToUniAndConcatenate(candidate -> close(candidate.tenant(), candidate.month())
                         .invoke(done -> {
                             if (done) {
-                                LOG.infof("closed the invoice of tenant %s for %s", candidate.tenant(),
-                                        candidate.month());
+                                try (LogFields fields = LogFields.of(LogFields.TENANT, candidate.tenant())) {
+                                    LOG.infof("closed the invoice of tenant %s for %s", candidate.tenant(),
+                                            candidate.month());
+                                }
                             }
                         }))
                 .collect().asList()

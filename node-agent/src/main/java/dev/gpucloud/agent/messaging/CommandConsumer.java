@@ -6,6 +6,7 @@ import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.kafka.EventRecords;
+import dev.gpucloud.contracts.logging.LogFields;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -83,7 +84,10 @@ public class CommandConsumer {
         try {
             reports = runner.handle(command);
         } catch (RuntimeException e) {
-            LOG.errorf(e, "command %s (%s %s) failed", command.commandId(), command.type(), command.allocationId());
+            try (LogFields fields = LogFields.of(LogFields.JOB_ID, command.jobId(), LogFields.TENANT, command.tenant(),
+                    LogFields.NODE_ID, command.nodeId(), LogFields.ALLOCATION_ID, command.allocationId())) {
+                LOG.errorf(e, "command %s (%s %s) failed", command.commandId(), command.type(), command.allocationId());
+            }
             return Uni.createFrom().failure(e);
         }
         if (reports.inventoryChanged().isEmpty()) {

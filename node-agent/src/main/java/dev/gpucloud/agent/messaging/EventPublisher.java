@@ -6,6 +6,7 @@ import dev.gpucloud.contracts.events.Topic;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.events.UsageEvent;
 import dev.gpucloud.contracts.kafka.EventRecords;
+import dev.gpucloud.contracts.logging.LogFields;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -87,6 +88,13 @@ public class EventPublisher {
     }
 
     private static void log(AllocationEvent event) {
+        try (LogFields fields = LogFields.of(LogFields.JOB_ID, event.jobId(), LogFields.NODE_ID, event.nodeId(),
+                LogFields.ALLOCATION_ID, event.allocationId())) {
+            logIn(event);
+        }
+    }
+
+    private static void logIn(AllocationEvent event) {
         switch (event.type()) {
             case STARTED -> LOG.infof("started %s of %s on %s: %s", event.allocationId(), event.jobId(), event.nodeId(),
                     event.detail());

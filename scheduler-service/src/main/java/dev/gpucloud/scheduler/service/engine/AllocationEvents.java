@@ -6,6 +6,7 @@ import static dev.gpucloud.scheduler.service.engine.JobRows.store;
 
 import dev.gpucloud.contracts.events.AllocationEvent;
 import dev.gpucloud.contracts.events.JobSpec;
+import dev.gpucloud.contracts.logging.LogFields;
 import dev.gpucloud.scheduler.service.persistence.CheckpointEntity;
 import dev.gpucloud.scheduler.service.persistence.CheckpointReportEntity;
 import dev.gpucloud.scheduler.service.persistence.JobEntity;
@@ -70,8 +71,11 @@ final class AllocationEvents {
                 return replayed.replaceWithVoid();
             }
             store(row, a);
-            LOG.infof("%s worker %d started on %s%s", a.jobId, a.rank, a.nodeId,
-                    a.migUuid == null ? "" : " (MIG " + a.migProfile + "@" + a.migStart + " = " + a.migUuid + ")");
+            try (LogFields fields = LogFields.of(LogFields.JOB_ID, a.jobId, LogFields.NODE_ID, a.nodeId,
+                    LogFields.ALLOCATION_ID, a.id)) {
+                LOG.infof("%s worker %d started on %s%s", a.jobId, a.rank, a.nodeId, a.migUuid == null ? ""
+                        : " (MIG " + a.migProfile + "@" + a.migStart + " = " + a.migUuid + ")");
+            }
             return replayed.chain(() -> w.settle(a.jobId));
         });
     }
@@ -184,8 +188,10 @@ final class AllocationEvents {
                 c.savedAt = event.occurredAt();
                 record = s.persist(c);
             }
-            LOG.infof("%s saved a checkpoint at %s%s", job.id, event.checkpointPath(),
-                    spec.workers() > 1 ? " (all " + spec.workers() + " workers)" : "");
+            try (LogFields fields = LogFields.of(LogFields.JOB_ID, job.id, LogFields.TENANT, job.tenant)) {
+                LOG.infof("%s saved a checkpoint at %s%s", job.id, event.checkpointPath(),
+                        spec.workers() > 1 ? " (all " + spec.workers() + " workers)" : "");
+            }
             return record.call(() -> w.activeAllocations(job).flatMap(active -> {
                 JobRow row = rows.rowOf(job, spec);
                 return w.carryOut(job, spec, row, JobCommands.checkpointSaved(row, event.checkpointPath(),

@@ -4,6 +4,7 @@ import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.NodeCommandType;
 import dev.gpucloud.contracts.secrets.AgentSeal;
 import dev.gpucloud.contracts.kafka.Enrolment;
+import dev.gpucloud.contracts.logging.LogFields;
 import dev.gpucloud.scheduler.service.config.EnrolmentKey;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
@@ -75,9 +76,12 @@ public class HostAgents {
         }
         Enrolment.Agent agent = agents.get(command.nodeId());
         if (agent == null) {
-            LOG.warnf("%s of %s goes to host %s, whose enrolled agent this scheduler has not heard from: its secret"
-                    + " variables %s are withheld, and the agent will fail it", command.allocationId(), command.jobId(),
-                    command.nodeId(), command.secretEnv().keySet());
+            try (LogFields fields = LogFields.of(LogFields.JOB_ID, command.jobId(), LogFields.TENANT, command.tenant(),
+                    LogFields.NODE_ID, command.nodeId(), LogFields.ALLOCATION_ID, command.allocationId())) {
+                LOG.warnf("%s of %s goes to host %s, whose enrolled agent this scheduler has not heard from: its"
+                        + " secret variables %s are withheld, and the agent will fail it", command.allocationId(),
+                        command.jobId(), command.nodeId(), command.secretEnv().keySet());
+            }
             return AgentSeal.withhold(command);
         }
         return enrolment.sealFor(agent).seal(command);

@@ -7,6 +7,7 @@ import dev.gpucloud.contracts.events.AllocationReport;
 import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.JobSpec;
 import dev.gpucloud.contracts.events.NodeEvent;
+import dev.gpucloud.contracts.logging.LogFields;
 import dev.gpucloud.scheduler.cluster.Assignment;
 import dev.gpucloud.scheduler.cluster.Fleet;
 import dev.gpucloud.scheduler.cluster.NodeState;
@@ -321,9 +322,11 @@ public class SchedulerEngine {
                 memory.fleet.heard(inventory.nodeId(), early);
             }
             if (isNew) {
-                LOG.infof("host %s joined: %d x %s, %s, fabric %s", inventory.nodeId(), inventory.gpus().size(),
-                        inventory.gpus().isEmpty() ? "no GPU" : inventory.gpus().get(0).model(),
-                        inventory.capacityType(), inventory.rdmaFabric());
+                try (LogFields fields = LogFields.of(LogFields.NODE_ID, inventory.nodeId())) {
+                    LOG.infof("host %s joined: %d x %s, %s, fabric %s", inventory.nodeId(), inventory.gpus().size(),
+                            inventory.gpus().isEmpty() ? "no GPU" : inventory.gpus().get(0).model(),
+                            inventory.capacityType(), inventory.rdmaFabric());
+                }
             }
             memory.refreshCapacity();
             return lose(changes, displaced.stream().map(Assignment::allocationId).toList(),
@@ -351,7 +354,9 @@ public class SchedulerEngine {
             lost = lost.stream().filter(a -> !foreign.contains(a.allocationId())).toList();
             memory.reconciler.forgetHost(nodeId);
             memory.refreshCapacity();
-            LOG.infof("host %s left; %d allocation(s) on it are lost", nodeId, lost.size());
+            try (LogFields fields = LogFields.of(LogFields.NODE_ID, nodeId)) {
+                LOG.infof("host %s left; %d allocation(s) on it are lost", nodeId, lost.size());
+            }
             return lose(changes, lost.stream().map(Assignment::allocationId).toList(), "host " + nodeId + " left");
         }).call(this::scheduleSoon);
     }

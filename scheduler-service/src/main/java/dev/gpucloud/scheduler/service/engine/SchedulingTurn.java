@@ -7,6 +7,7 @@ import dev.gpucloud.contracts.events.AllocationEventType;
 import dev.gpucloud.contracts.events.AllocationReport;
 import dev.gpucloud.contracts.events.JobSpec;
 import dev.gpucloud.contracts.events.JobState;
+import dev.gpucloud.contracts.logging.LogFields;
 import dev.gpucloud.scheduler.cluster.Assignment;
 import dev.gpucloud.scheduler.liveness.AllocationReconciler;
 import dev.gpucloud.scheduler.liveness.HostLiveness;
@@ -325,7 +326,9 @@ final class SchedulingTurn {
      */
     Uni<Void> failJob(String jobId, String reason, QueuedJob queued) {
         String why = DatabaseFailures.printable(reason);
-        LOG.errorf("%s FAILED: %s", jobId, why);
+        try (LogFields fields = LogFields.of(LogFields.JOB_ID, jobId)) {
+            LOG.errorf("%s FAILED: %s", jobId, why);
+        }
         Changes c = new Changes();
         return txs.tx(c, w -> w.job(jobId).flatMap(job -> w.fail(job, why)))
                 .invoke(() -> txs.committed(c))
