@@ -19,11 +19,9 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -186,42 +184,6 @@ class EnrolmentClientTest {
                 .isInstanceOf(IOException.class)
                 .isNotInstanceOf(EnrolmentClient.Refused.class)
                 .hasMessageContaining("no enrolment credential from http://127.0.0.1:" + port + "/enrolment after");
-    }
-
-    @Test
-    void the_signer_fetches_a_missing_credential_before_the_producer_sends_and_reuses_it_after() throws IOException {
-        int port = serve(0, ex -> answer(ex, 200, NODE_7.fileText()));
-        Path file = dir.resolve("credential");
-        Map<String, Object> settings = Map.of(EnrolmentSigner.CREDENTIAL_CONFIG, file.toString(),
-                EnrolmentSigner.URL_CONFIG, "http://127.0.0.1:" + port + "/enrolment",
-                EnrolmentSigner.TOKEN_CONFIG, tokenFile.toString());
-
-        EnrolmentSigner signer = new EnrolmentSigner();
-        signer.configure(settings);
-        ProducerRecord<String, byte[]> signed = signer.onSend(new ProducerRecord<>("node.events", "gpu-node-7",
-                "{}".getBytes(StandardCharsets.UTF_8)));
-
-        assertThat(signer.credential().hosts()).containsExactly("gpu-node-7");
-        assertThat(new String(signed.headers().lastHeader(Enrolment.AGENT_HEADER).value(), StandardCharsets.UTF_8))
-                .isEqualTo("gpu-node-7");
-        // a restarted container of the same pod finds the file and does not ask again
-        EnrolmentSigner restarted = new EnrolmentSigner();
-        restarted.configure(settings);
-        assertThat(restarted.credential().fileText()).isEqualTo(NODE_7.fileText());
-        assertThat(seen).hasSize(1);
-    }
-
-    @Test
-    void a_signer_the_scheduler_refuses_fails_the_producers_start() throws IOException {
-        int port = serve(0, ex -> answer(ex, 401, "{\"status\":401,\"error\":\"the token is not valid here\"}"));
-        EnrolmentSigner signer = new EnrolmentSigner();
-
-        assertThatThrownBy(() -> signer.configure(Map.of(EnrolmentSigner.CREDENTIAL_CONFIG,
-                dir.resolve("credential").toString(), EnrolmentSigner.URL_CONFIG,
-                "http://127.0.0.1:" + port + "/enrolment", EnrolmentSigner.TOKEN_CONFIG, tokenFile.toString())))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("cannot enrol this agent")
-                .hasMessageContaining("the token is not valid here");
     }
 
     private EnrolmentClient client(int port, Duration patience) throws IOException {

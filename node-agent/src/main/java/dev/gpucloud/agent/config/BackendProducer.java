@@ -128,7 +128,7 @@ public class BackendProducer {
         // on a real host NVML creates the MIG instance a START's slot names, where none is there yet
         MigProvisioner mig = EnrichedBackend.unwrap(backend) instanceof MigProvisioner m ? m : MigProvisioner.NONE;
         // the same credential its records are signed with opens the secrets sealed for it
-        // (on Kubernetes it is fetched at start, by whichever of this and the producer's signer asks first)
+        // (on Kubernetes AgentMain fetched it before Quarkus booted)
         Enrolment.Credential credential = EnrolmentSigner.credential(Map.of());
         LOG.infof(credential != null
                 ? "agent %s opens the secret variables sealed for " + credential.agentId() + " with its credential"
