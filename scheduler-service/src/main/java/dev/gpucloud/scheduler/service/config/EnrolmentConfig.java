@@ -14,8 +14,8 @@ import java.util.Optional;
 public interface EnrolmentConfig {
 
     /**
-     * The file of the enrolment key credentials are minted with: the one {@code GPUCLOUD_ENROLMENT_KEY} names, which
-     * the consumers verify agents' records against and START's secrets are sealed with ({@link EnrolmentKey}).
+     * The file of the enrolment key ({@code GPUCLOUD_ENROLMENT_KEY}): named here so that the mapping knows the
+     * property; {@link EnrolmentKey} reads it, once, for checking, sealing and minting alike.
      */
     Optional<String> key();
 

@@ -2,6 +2,8 @@ package dev.gpucloud.scheduler.service.config;
 
 import dev.gpucloud.contracts.kafka.Enrolment;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Optional;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -16,9 +18,28 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class EnrolmentKey {
 
     private final Enrolment.Verifier verifier;
+    /** The key itself, for minting agents' credentials (POST /enrolment); null without one. */
+    private final byte[] key;
 
     public EnrolmentKey(@ConfigProperty(name = "gpucloud.enrolment.key") Optional<String> file) {
-        this.verifier = Enrolment.verifier(file.orElse(null));
+        String named = file.filter(f -> !f.isBlank() && !f.equals("none")).orElse(null);
+        if (named == null) {
+            this.key = null;
+            this.verifier = null;
+            return;
+        }
+        try {
+            this.key = Enrolment.readKey(Path.of(named));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read the enrolment key " + named + " (" + Enrolment.KEY_ENV + "): "
+                    + e.getMessage(), e);
+        }
+        this.verifier = new Enrolment.Verifier(key);
+    }
+
+    /** The key, read once at start; {@code null} without one. */
+    public byte[] key() {
+        return key == null ? null : key.clone();
     }
 
     /** The verifier of the key; {@code null} without one (agents' records are taken unsigned, secrets go clear). */

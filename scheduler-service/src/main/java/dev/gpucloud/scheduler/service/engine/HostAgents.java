@@ -13,8 +13,9 @@ import org.jboss.logging.Logger;
 
 /**
  * Which enrolled agent speaks for each host, and the sealing of a START's secret values for it (docs/security.md,
- * "Secret job variables"). A host's agent is the one that signed the last verified record about it (inventory, or
- * telemetry); it lives in memory only, since every instance reads inventory from the start of its compacted topic
+ * "Secret job variables"). A host's agent is the one that signed the host's last verified inventory record (every
+ * agent describes its hosts there when it starts, so a re-enrolled agent is known at once; telemetry is not looked
+ * at, to keep this off its per-sample path); it lives in memory only, since every instance reads inventory from the start of its compacted topic
  * and so knows it again after a restart or a takeover, and with a key configured the scheduler knows no host but
  * from verified inventory.
  *

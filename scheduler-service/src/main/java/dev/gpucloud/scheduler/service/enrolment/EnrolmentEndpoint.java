@@ -7,6 +7,7 @@ import dev.gpucloud.identity.AuditEntries;
 import dev.gpucloud.identity.Caller;
 import dev.gpucloud.identity.TokenVerifier;
 import dev.gpucloud.scheduler.service.config.EnrolmentConfig;
+import dev.gpucloud.scheduler.service.config.EnrolmentKey;
 import dev.gpucloud.scheduler.service.messaging.AuditTrail;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
@@ -54,7 +55,7 @@ public class EnrolmentEndpoint {
     /** Null when agents get no Kafka login of their own here. */
     private final AgentKafkaUsers kafkaUsers;
 
-    public EnrolmentEndpoint(AuditTrail trail, EnrolmentConfig config) {
+    public EnrolmentEndpoint(AuditTrail trail, EnrolmentConfig config, EnrolmentKey enrolmentKey) {
         this.trail = trail;
         EnrolmentConfig.Kubernetes k8s = config.kubernetes();
         this.audience = k8s.audience();
@@ -67,11 +68,13 @@ public class EnrolmentEndpoint {
         String subject = k8s.subject().orElseThrow(() -> new IllegalStateException("gpucloud.enrolment.kubernetes"
                 + ".subject must name the node agents' service account (system:serviceaccount:NAMESPACE:NAME) when"
                 + " gpucloud.enrolment.kubernetes.issuer is set"));
-        String keyFile = config.key().orElseThrow(() -> new IllegalStateException("enrolment on Kubernetes"
-                + " mints credentials with the enrolment key: set " + Enrolment.KEY_ENV + " (gpucloud.enrolment.key"
-                + "), or unset gpucloud.enrolment.kubernetes.issuer"));
+        byte[] key = enrolmentKey.key(); // read once, with the key the consumers verify and STARTs are sealed with
+        if (key == null) {
+            throw new IllegalStateException("enrolment on Kubernetes mints credentials with the enrolment key: set "
+                    + Enrolment.KEY_ENV + " (gpucloud.enrolment.key), or unset gpucloud.enrolment.kubernetes.issuer");
+        }
         try {
-            this.enrolment = new NodeEnrolment(Enrolment.readKey(Path.of(keyFile)), subject);
+            this.enrolment = new NodeEnrolment(key, subject);
             this.verifier = TokenVerifier.forPrivateIssuer(k8s.issuer().get(), audience,
                     k8s.issuerTokenFile().map(Path::of).orElse(null), k8s.issuerCa().map(Path::of).orElse(null));
             this.kafkaUsers = AgentKafkaUsers.from(k8s.kafkaUsers());

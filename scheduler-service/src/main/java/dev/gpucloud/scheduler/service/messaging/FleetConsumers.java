@@ -97,7 +97,6 @@ public class FleetConsumers {
         if (!enrolled(enrolment, record)) {
             return Uni.createFrom().voidItem(); // proves nothing about the host it names
         }
-        agents.heard(record.key(), Enrolment.Agent.of(record.headers()));
         Instant at = Instant.ofEpochMilli(record.timestamp());
         Instant now = Instant.now();
         engine.heardFrom(record.key(), at.isAfter(now) ? now : at, runningOn(record));
