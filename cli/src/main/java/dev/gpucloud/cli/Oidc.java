@@ -152,17 +152,10 @@ final class Oidc {
 
     /** The provider's discovery document: it must name a device authorization endpoint and a token endpoint. */
     Provider discover(String issuer) {
-        issuerUri(issuer);
         String base = issuer.strip().replaceAll("/+$", "");
-        URI url = URI.create(base + "/.well-known/openid-configuration");
+        URI url = discoveryUrl(issuer);
         String what = "the OIDC provider's discovery document " + url;
-        HttpResponse<String> response = send(HttpRequest.newBuilder(url).header("Accept", "application/json").GET(),
-                what);
-        if (response.statusCode() != 200) {
-            throw new Failure(what + " answered HTTP " + response.statusCode() + ": is --issuer the provider's issuer"
-                    + " URL (Keycloak: https://HOST/realms/REALM)?");
-        }
-        JsonNode document = json(response, what);
+        JsonNode document = discovery(issuer);
         List<String> missing = new ArrayList<>();
         for (String name : List.of("device_authorization_endpoint", "token_endpoint")) {
             if (text(document, name) == null) {
@@ -176,6 +169,25 @@ final class Oidc {
         }
         return new Provider(base, endpoint(document, "device_authorization_endpoint", url),
                 endpoint(document, "token_endpoint", url));
+    }
+
+    /** Where {@code issuer}'s discovery document is (after checking that it is an http(s) issuer URL). */
+    private static URI discoveryUrl(String issuer) {
+        issuerUri(issuer);
+        return URI.create(issuer.strip().replaceAll("/+$", "") + "/.well-known/openid-configuration");
+    }
+
+    /** The provider's discovery document, as a JSON object, or a failure that says what came instead. */
+    private JsonNode discovery(String issuer) {
+        URI url = discoveryUrl(issuer);
+        String what = "the OIDC provider's discovery document " + url;
+        HttpResponse<String> response = send(HttpRequest.newBuilder(url).header("Accept", "application/json").GET(),
+                what);
+        if (response.statusCode() != 200) {
+            throw new Failure(what + " answered HTTP " + response.statusCode() + ": is --issuer the provider's issuer"
+                    + " URL (Keycloak: https://HOST/realms/REALM)?");
+        }
+        return json(response, what);
     }
 
     /** Asks for a device code and the user code to show (RFC 8628 3.1). */
@@ -267,15 +279,9 @@ final class Oidc {
      * that says so: the token then stays valid there until it expires.
      */
     URI revoke(String issuer, String clientId, String refreshToken) {
-        issuerUri(issuer);
-        URI url = URI.create(issuer.strip().replaceAll("/+$", "") + "/.well-known/openid-configuration");
+        URI url = discoveryUrl(issuer);
         String what = "the OIDC provider's discovery document " + url;
-        HttpResponse<String> response = send(HttpRequest.newBuilder(url).header("Accept", "application/json").GET(),
-                what);
-        if (response.statusCode() != 200) {
-            throw new Failure(what + " answered HTTP " + response.statusCode());
-        }
-        JsonNode document = json(response, what);
+        JsonNode document = discovery(issuer);
         if (text(document, "revocation_endpoint") == null) {
             throw new Failure(what + " names no revocation_endpoint (RFC 7009)");
         }
