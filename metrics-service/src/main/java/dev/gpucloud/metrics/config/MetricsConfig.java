@@ -8,6 +8,17 @@ import java.time.Duration;
 @ConfigMapping(prefix = "gpucloud.metrics")
 public interface MetricsConfig {
 
+    /**
+     * Which shard this instance is, 0 to shards-1: it reads the gpu.telemetry partitions whose number modulo shards is
+     * this, and exports those hosts' series; shard 0 also exports the fleet-wide series (a StatefulSet's pod ordinal).
+     */
+    @WithDefault("0")
+    int shard();
+
+    /** How many instances split the fleet's hosts between them (1 to gpu.telemetry's partition count); 1 exports every host. */
+    @WithDefault("1")
+    int shards();
+
     /** How long a host that sends no telemetry keeps its series before they are removed (it crashed without a tombstone). */
     @WithDefault("5m")
     Duration staleAfter();

@@ -2,6 +2,7 @@ package dev.gpucloud.metrics.exporter;
 
 import dev.gpucloud.contracts.kafka.KafkaAccess;
 import dev.gpucloud.metrics.config.MetricsConfig;
+import dev.gpucloud.metrics.gpu.FleetShard;
 import dev.gpucloud.metrics.platform.ConsumerLag;
 import dev.gpucloud.metrics.platform.ConsumerLag.Partition;
 import io.micrometer.core.instrument.Gauge;
@@ -35,7 +36,8 @@ import org.jboss.logging.Logger;
  * Reads every consumer group's committed offsets and the partitions' end offsets from the broker
  * (Kafka's AdminClient) every lag-interval, and exports the difference as
  * {@code gpucloud_kafka_consumer_lag{group, topic}}: the records a group still has to read. A growing
- * lag on usage.events for billing-service is the billing fold falling behind.
+ * lag on usage.events for billing-service is the billing fold falling behind. The broker's offsets belong to
+ * no host, so where several shards split the fleet only shard 0 reads and exports them.
  */
 @ApplicationScoped
 public class ConsumerLagProbe {
@@ -51,11 +53,17 @@ public class ConsumerLagProbe {
     private final Pattern groups;
     private Admin admin;
 
-    public ConsumerLagProbe(MetricsConfig config, MeterRegistry registry,
+    public ConsumerLagProbe(MetricsConfig config, MeterRegistry registry, FleetShard shard,
             @ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers) {
         this.config = config;
         this.bootstrapServers = bootstrapServers;
         this.groups = Pattern.compile(config.lagGroups());
+        if (!shard.exportsFleetWideSeries()) {
+            // another shard's series: nothing registered here, so no lag.updated of 0 looks like a stuck probe
+            this.lag = null;
+            this.deadLetters = null;
+            return;
+        }
         this.lag = MultiGauge.builder("gpucloud.kafka.consumer.lag")
                 .description("Records each consumer group has still to read, per topic (summed over partitions).")
                 .register(registry);
@@ -159,18 +167,20 @@ public class ConsumerLagProbe {
         }
     }
 
-    /** Skips the probe when gpucloud.metrics.lag-enabled is false. */
+    /** Skips the probe when gpucloud.metrics.lag-enabled is false, and on every shard but shard 0. */
     @jakarta.inject.Singleton
     public static class LagDisabled implements Scheduled.SkipPredicate {
         private final MetricsConfig config;
+        private final FleetShard shard;
 
-        public LagDisabled(MetricsConfig config) {
+        public LagDisabled(MetricsConfig config, FleetShard shard) {
             this.config = config;
+            this.shard = shard;
         }
 
         @Override
         public boolean test(io.quarkus.scheduler.ScheduledExecution execution) {
-            return !config.lagEnabled();
+            return !config.lagEnabled() || !shard.exportsFleetWideSeries();
         }
     }
 }

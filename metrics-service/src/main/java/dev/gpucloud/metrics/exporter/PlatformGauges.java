@@ -1,5 +1,6 @@
 package dev.gpucloud.metrics.exporter;
 
+import dev.gpucloud.metrics.gpu.FleetShard;
 import dev.gpucloud.metrics.gpu.GpuFleet;
 import dev.gpucloud.metrics.gpu.GpuLabels;
 import dev.gpucloud.metrics.gpu.GpuSeries;
@@ -18,7 +19,9 @@ import java.util.List;
 
 /**
  * The platform's current levels as gauges, recomputed from {@link PlatformState} every
- * platform-refresh: a row that is gone (a tenant with no job left) loses its series.
+ * platform-refresh: a row that is gone (a tenant with no job left) loses its series. Where several shards
+ * split the fleet, each exports the rows of its own hosts (GPUs by model, held GPUs, cost, advisories), and
+ * shard 0 alone the rows that belong to no host (jobs by state, checkpoint age, refused jobs).
  */
 @Startup
 @ApplicationScoped
@@ -26,6 +29,7 @@ public class PlatformGauges {
 
     private final PlatformState platform;
     private final GpuFleet fleet;
+    private final boolean fleetWide;
     private final MultiGauge jobs;
     private final MultiGauge gpusCapacity;
     private final MultiGauge gpusAllocated;
@@ -35,9 +39,10 @@ public class PlatformGauges {
     private final MultiGauge gpuAllocation;
     private final MultiGauge advisories;
 
-    public PlatformGauges(PlatformState platform, GpuFleet fleet, MeterRegistry registry) {
+    public PlatformGauges(PlatformState platform, GpuFleet fleet, MeterRegistry registry, FleetShard shard) {
         this.platform = platform;
         this.fleet = fleet;
+        this.fleetWide = shard.exportsFleetWideSeries();
         jobs = MultiGauge.builder("gpucloud.jobs")
                 .description("Unfinished jobs by state and tenant (from job.events).").register(registry);
         gpusCapacity = MultiGauge.builder("gpucloud.gpus.capacity")
@@ -59,24 +64,28 @@ public class PlatformGauges {
         advisories = MultiGauge.builder("gpucloud.allocation.advisory")
                 .description("Allocations advised now: idle (value: mean GPU utilization %) or memory_pressure "
                         + "(value: highest GPU memory use %).").register(registry);
-        Gauge.builder("gpucloud.metrics.jobs.refused", platform, PlatformState::jobsRefused)
-                .description("Jobs not followed because max-jobs were already followed.").strongReference(true)
-                .register(registry);
+        if (fleetWide) {
+            Gauge.builder("gpucloud.metrics.jobs.refused", platform, PlatformState::jobsRefused)
+                    .description("Jobs not followed because max-jobs were already followed.").strongReference(true)
+                    .register(registry);
+        }
         refresh();
     }
 
     @Scheduled(every = "${gpucloud.metrics.platform-refresh}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void refresh() {
-        jobs.register(platform.jobCounts().stream()
-                .map(c -> MultiGauge.Row.of(Tags.of("state", c.state().name(), "tenant", c.tenant()), c.jobs()))
-                .toList(), true);
+        if (fleetWide) {
+            jobs.register(platform.jobCounts().stream()
+                    .map(c -> MultiGauge.Row.of(Tags.of("state", c.state().name(), "tenant", c.tenant()), c.jobs()))
+                    .toList(), true);
+            checkpointAge.register(platform.checkpointAgeSeconds(Instant.now()).entrySet().stream()
+                    .map(e -> MultiGauge.Row.of(Tags.of("tenant", e.getKey()), e.getValue())).toList(), true);
+        }
         var gpus = platform.gpuCounts();
         gpusCapacity.register(gpus.stream().map(c -> MultiGauge.Row.of(gpuTags(c), c.total())).toList(), true);
         gpusAllocated.register(gpus.stream().map(c -> MultiGauge.Row.of(gpuTags(c), c.allocated())).toList(), true);
         gpusIdle.register(gpus.stream().map(c -> MultiGauge.Row.of(gpuTags(c), c.idle())).toList(), true);
         costPerHour.register(platform.costPerHour().entrySet().stream()
-                .map(e -> MultiGauge.Row.of(Tags.of("tenant", e.getKey()), e.getValue())).toList(), true);
-        checkpointAge.register(platform.checkpointAgeSeconds(Instant.now()).entrySet().stream()
                 .map(e -> MultiGauge.Row.of(Tags.of("tenant", e.getKey()), e.getValue())).toList(), true);
         gpuAllocation.register(allocationRows(), true);
         advisories.register(platform.activeAdvisories().stream()

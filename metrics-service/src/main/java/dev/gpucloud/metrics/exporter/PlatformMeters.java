@@ -18,7 +18,10 @@ import org.jboss.logging.Logger;
 /**
  * The platform's countable happenings as Prometheus counters and the queue-wait histogram. Label
  * values come from closed sets (states, causes, event types, capacity types) or from tenants, which
- * the scheduler validates; meters are cached so a signal costs a map lookup.
+ * the scheduler validates; meters are cached so a signal costs a map lookup. The job series (queue wait,
+ * placements, interruptions, finished jobs, lost allocations) come from topics every shard reads whole, so only
+ * the shard that exports the fleet-wide series counts them; node.events and usage.events are split between the
+ * shards by their consumer group, and an advisory is raised by the shard of its host, so each counts its own.
  */
 public final class PlatformMeters implements PlatformSignals {
 
@@ -32,12 +35,21 @@ public final class PlatformMeters implements PlatformSignals {
 
     private final MeterRegistry registry;
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+    private final boolean fleetWide;
+    /** Null where this instance does not export the fleet-wide series. */
     private final Timer queueWait;
     private volatile java.util.function.Consumer<Advisory> advisoryListener = a -> { };
 
+    /** Meters of an instance that exports the whole fleet. */
     public PlatformMeters(MeterRegistry registry) {
+        this(registry, true);
+    }
+
+    /** @param fleetWide whether this instance counts the job series (shard 0 of several, or the only instance) */
+    public PlatformMeters(MeterRegistry registry, boolean fleetWide) {
         this.registry = registry;
-        this.queueWait = Timer.builder("gpucloud.queue.wait")
+        this.fleetWide = fleetWide;
+        this.queueWait = !fleetWide ? null : Timer.builder("gpucloud.queue.wait")
                 .description("How long jobs waited in the queue, from PENDING to SCHEDULED.")
                 .serviceLevelObjectives(QUEUE_WAIT_BUCKETS)
                 .register(registry);
@@ -50,16 +62,24 @@ public final class PlatformMeters implements PlatformSignals {
 
     @Override
     public void queued(String tenant, Duration wait) {
-        queueWait.record(wait);
+        if (fleetWide) {
+            queueWait.record(wait);
+        }
     }
 
     @Override
     public void placed(String tenant) {
+        if (!fleetWide) {
+            return;
+        }
         counter("gpucloud.placements", "Jobs placed (PENDING to SCHEDULED).", "tenant", tenant).increment();
     }
 
     @Override
     public void interrupted(String tenant, InterruptionCause cause, double lostGpuSeconds) {
+        if (!fleetWide) {
+            return;
+        }
         counter("gpucloud.job.interruptions", "Jobs that held GPUs and went back to PENDING, by cause.",
                 "tenant", tenant, "cause", cause.label()).increment();
         counter("gpucloud.lost.gpu.seconds", "GPU-seconds of work lost since the last checkpoint by interrupted jobs.",
@@ -68,6 +88,9 @@ public final class PlatformMeters implements PlatformSignals {
 
     @Override
     public void finished(String tenant, JobState state) {
+        if (!fleetWide) {
+            return;
+        }
         counter("gpucloud.jobs.finished", "Jobs that reached a final state.", "tenant", tenant,
                 "state", state.name()).increment();
     }
@@ -80,6 +103,9 @@ public final class PlatformMeters implements PlatformSignals {
 
     @Override
     public void allocationLost() {
+        if (!fleetWide) {
+            return;
+        }
         counter("gpucloud.allocations.lost", "Allocations their host reported LOST.").increment();
     }
 

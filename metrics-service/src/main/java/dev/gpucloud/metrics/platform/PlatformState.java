@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * The platform as the event streams tell it: the jobs that are not finished (their state, tenant,
@@ -83,12 +84,23 @@ public final class PlatformState {
         }
     };
     private long jobsRefused;
+    private final Predicate<String> exportsHost;
 
     /**
      * @param countFrom events that occurred before this instant rebuild the state without being counted
      * @param maxJobs the most unfinished jobs tracked; a job beyond it is refused (and counted), which bounds memory
      */
     public PlatformState(PlatformSignals signals, Instant countFrom, int maxJobs, AdvisorSettings advice) {
+        this(signals, countFrom, maxJobs, advice, nodeId -> true);
+    }
+
+    /**
+     * A fold whose per-host rows (GPUs by model, held GPUs, cost, advisories) cover only the hosts {@code exportsHost}
+     * accepts: one shard's, where several instances split the fleet and each exports its own hosts.
+     */
+    public PlatformState(PlatformSignals signals, Instant countFrom, int maxJobs, AdvisorSettings advice,
+            Predicate<String> exportsHost) {
+        this.exportsHost = exportsHost;
         if (maxJobs < 1) {
             throw new IllegalArgumentException("maxJobs must be at least 1, was " + maxJobs);
         }
@@ -274,14 +286,18 @@ public final class PlatformState {
     public synchronized List<GpuCount> gpuCounts() {
         Map<String, long[]> counts = new TreeMap<>();
         Map<String, GpuCount> keys = new HashMap<>();
-        for (Host host : hosts.values()) {
+        for (Map.Entry<String, Host> described : hosts.entrySet()) {
+            if (!exportsHost.test(described.getKey())) {
+                continue;
+            }
+            Host host = described.getValue();
             for (String model : host.models.values()) {
                 bump(counts, keys, model, host.capacityType, 0);
             }
         }
         for (Map.Entry<String, Map<String, Allocation>> entry : allocationsByNode.entrySet()) {
             Host host = hosts.get(entry.getKey());
-            if (host == null) {
+            if (host == null || !exportsHost.test(entry.getKey())) {
                 continue;
             }
             for (Allocation allocation : entry.getValue().values()) {
@@ -308,7 +324,11 @@ public final class PlatformState {
      */
     public synchronized Map<String, Double> costPerHour() {
         Map<String, Double> cost = new TreeMap<>();
-        for (Map<String, Allocation> onHost : allocationsByNode.values()) {
+        for (Map.Entry<String, Map<String, Allocation>> ofHost : allocationsByNode.entrySet()) {
+            if (!exportsHost.test(ofHost.getKey())) {
+                continue;
+            }
+            Map<String, Allocation> onHost = ofHost.getValue();
             for (Allocation allocation : onHost.values()) {
                 Host host = hosts.get(allocation.nodeId);
                 long micros = host == null ? 0 : host.pricePerGpuMicros * allocation.gpuIndices.length;
@@ -339,7 +359,11 @@ public final class PlatformState {
     /** Which allocation holds which GPU now. */
     public synchronized List<GpuAssignment> gpuAssignments() {
         List<GpuAssignment> result = new ArrayList<>();
-        for (Map<String, Allocation> onHost : allocationsByNode.values()) {
+        for (Map.Entry<String, Map<String, Allocation>> ofHost : allocationsByNode.entrySet()) {
+            if (!exportsHost.test(ofHost.getKey())) {
+                continue;
+            }
+            Map<String, Allocation> onHost = ofHost.getValue();
             for (Allocation allocation : onHost.values()) {
                 for (int index : allocation.gpuIndices) {
                     result.add(new GpuAssignment(allocation.nodeId, index, allocation.jobId, allocation.tenant,
@@ -353,7 +377,11 @@ public final class PlatformState {
     /** The advisories that hold now: allocations still idle, or still over the memory threshold. */
     public synchronized List<Advisory> activeAdvisories() {
         List<Advisory> result = new ArrayList<>();
-        for (Map<String, Allocation> onHost : allocationsByNode.values()) {
+        for (Map.Entry<String, Map<String, Allocation>> ofHost : allocationsByNode.entrySet()) {
+            if (!exportsHost.test(ofHost.getKey())) {
+                continue;
+            }
+            Map<String, Allocation> onHost = ofHost.getValue();
             for (Allocation allocation : onHost.values()) {
                 if (allocation.idle) {
                     result.add(allocation.advisory(Advisory.Kind.IDLE, allocation.idleSince, allocation.idleValue));
