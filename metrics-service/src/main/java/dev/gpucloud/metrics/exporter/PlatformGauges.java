@@ -72,8 +72,9 @@ public class PlatformGauges {
         refresh();
     }
 
+    /** Recomputes every level gauge from the fold now (every platform-refresh, and once at start). */
     @Scheduled(every = "${gpucloud.metrics.platform-refresh}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-    void refresh() {
+    public void refresh() {
         if (fleetWide) {
             jobs.register(platform.jobCounts().stream()
                     .map(c -> MultiGauge.Row.of(Tags.of("state", c.state().name(), "tenant", c.tenant()), c.jobs()))
