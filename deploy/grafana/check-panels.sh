@@ -4,6 +4,8 @@
 #
 # What runs, all on private ports and ids, against the shared broker (localhost:$KAFKA_PORT):
 #   - metrics-service (its built jar), with fast refresh and lag intervals and consumer groups of its own;
+#     METRICS_SHARDS=N runs N shards of it instead (docs/metrics.md, "Sharding"), all of them scraped, so the
+#     panels are checked against a fleet split between instances;
 #   - node-agent (its built jar) with the simulated backend: two hosts (A100 x8 on demand, V100 spot);
 #   - Debian's Prometheus, scraping metrics-service every second, storage in a temp dir;
 #   - a scenario on job.events, allocation.events, node.events and usage.events (Kafka's console
@@ -60,17 +62,24 @@ if [ ! -f "$METRICS_JAR" ] || [ ! -f "$AGENT_JAR" ]; then
   ./mvnw -B -q -Dmaven.test.skip=true -pl metrics-service,node-agent -am package
 fi
 
-METRICS_PORT="$(free_port)"; AGENT_PORT="$(free_port)"; PROM_PORT="$(free_port)"
+SHARDS="${METRICS_SHARDS:-1}"
+[[ "$SHARDS" =~ ^[1-6]$ ]] || { say "METRICS_SHARDS must be 1 to 6, was '$SHARDS'"; exit 1; }
+METRICS_PORTS=(); METRICS_PIDS=()
+for ((i = 0; i < SHARDS; i++)); do METRICS_PORTS+=("$(free_port)"); done
+AGENT_PORT="$(free_port)"; PROM_PORT="$(free_port)"
 JAVA_OPTS=(-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Dkafka.bootstrap.servers="$BOOTSTRAP")
 
-say "metrics-service on :$METRICS_PORT, node-agent on :$AGENT_PORT, prometheus on :$PROM_PORT (run $RUN_ID)"
-java "${JAVA_OPTS[@]}" -Dquarkus.http.port="$METRICS_PORT" \
-  -Dmp.messaging.incoming.telemetry-in.group.id="metrics-$RUN_ID" \
-  -Dmp.messaging.incoming.node-events-in.group.id="metrics-$RUN_ID" \
-  -Dmp.messaging.incoming.usage-events-in.group.id="metrics-$RUN_ID" \
-  -Dgpucloud.metrics.platform-refresh=1s -Dgpucloud.metrics.lag-interval=2s -Dgpucloud.metrics.idle-window=5s \
-  -jar "$METRICS_JAR" >"$TMP/metrics-service.log" 2>&1 &
-METRICS_PID=$!; PIDS+=("$METRICS_PID")
+say "metrics-service on :${METRICS_PORTS[*]} ($SHARDS shard(s)), node-agent on :$AGENT_PORT, prometheus on :$PROM_PORT (run $RUN_ID)"
+for ((i = 0; i < SHARDS; i++)); do
+  java "${JAVA_OPTS[@]}" -Dquarkus.http.port="${METRICS_PORTS[$i]}" \
+    -Dgpucloud.metrics.shard="$i" -Dgpucloud.metrics.shards="$SHARDS" \
+    -Dmp.messaging.incoming.telemetry-in.group.id="metrics-$RUN_ID" \
+    -Dmp.messaging.incoming.node-events-in.group.id="metrics-$RUN_ID" \
+    -Dmp.messaging.incoming.usage-events-in.group.id="metrics-$RUN_ID" \
+    -Dgpucloud.metrics.platform-refresh=1s -Dgpucloud.metrics.lag-interval=2s -Dgpucloud.metrics.idle-window=5s \
+    -jar "$METRICS_JAR" >"$TMP/metrics-service-$i.log" 2>&1 &
+  METRICS_PIDS+=($!); PIDS+=($!)
+done
 java "${JAVA_OPTS[@]}" -Dquarkus.http.port="$AGENT_PORT" \
   -Dgpucloud.agent.id="agent-$RUN_ID" -Dgpucloud.agent.sim.node-prefix="$RUN_ID" \
   -Dgpucloud.agent.sim.fleet=a100x8:1,v100-spot:1 -Dgpucloud.agent.telemetry-interval=1s \
@@ -86,20 +95,23 @@ scrape_configs:
   - job_name: metrics-service
     metrics_path: /q/metrics
     static_configs:
-      - targets: ["127.0.0.1:$METRICS_PORT"]
+      - targets: [$(printf '"127.0.0.1:%s",' "${METRICS_PORTS[@]}" | sed 's/,$//')]
 YAML
 prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom" \
   --web.listen-address="127.0.0.1:$PROM_PORT" --log.level=warn >"$TMP/prometheus.log" 2>&1 &
 PROM_PID=$!; PIDS+=("$PROM_PID")
 
-wait_http "http://127.0.0.1:$METRICS_PORT/q/health/ready" 90 "$METRICS_PID"
+for ((i = 0; i < SHARDS; i++)); do
+  wait_http "http://127.0.0.1:${METRICS_PORTS[$i]}/q/health/ready" 90 "${METRICS_PIDS[$i]}"
+done
 wait_http "http://127.0.0.1:$AGENT_PORT/q/health/ready" 90 "$AGENT_PID"
 wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 30 "$PROM_PID"
 
 # The simulated hosts' ids, from their series (the agent names them <prefix>-<stem>-<n>).
 HOSTS=""
 for _ in $(seq 1 60); do
-  HOSTS="$(curl -fsS -H 'Accept: text/plain' "http://127.0.0.1:$METRICS_PORT/q/metrics" \
+  # the hosts, from whichever shard exports each
+  HOSTS="$(for port in "${METRICS_PORTS[@]}"; do curl -fsS -H 'Accept: text/plain' "http://127.0.0.1:$port/q/metrics"; done \
     | grep -o "Hostname=\"$RUN_ID[^\"]*\"" | sort -u | sed 's/Hostname="\(.*\)"/\1/' || true)"
   [ "$(printf '%s\n' "$HOSTS" | grep -c .)" -ge 2 ] && break
   sleep 1
