@@ -69,7 +69,7 @@ for ((i = 0; i < SHARDS; i++)); do METRICS_PORTS+=("$(free_port)"); done
 AGENT_PORT="$(free_port)"; PROM_PORT="$(free_port)"
 JAVA_OPTS=(-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Dkafka.bootstrap.servers="$BOOTSTRAP")
 
-say "metrics-service on :${METRICS_PORTS[*]} ($SHARDS shard(s)), node-agent on :$AGENT_PORT, prometheus on :$PROM_PORT (run $RUN_ID)"
+say "metrics-service on $(printf ":%s " "${METRICS_PORTS[@]}")($SHARDS shard(s)), node-agent on :$AGENT_PORT, prometheus on :$PROM_PORT (run $RUN_ID)"
 for ((i = 0; i < SHARDS; i++)); do
   java "${JAVA_OPTS[@]}" -Dquarkus.http.port="${METRICS_PORTS[$i]}" \
     -Dgpucloud.metrics.shard="$i" -Dgpucloud.metrics.shards="$SHARDS" \
