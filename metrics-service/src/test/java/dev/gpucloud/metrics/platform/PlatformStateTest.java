@@ -186,6 +186,47 @@ class PlatformStateTest {
     }
 
     @Nested
+    class OneShardsHosts {
+
+        /** A fold of the shard that exports h1 only, fed the same streams as every other shard. */
+        private final PlatformState shard = new PlatformState(signals, T0, 100,
+                new AdvisorSettings(70, Duration.ofMinutes(10), 80), "h1"::equals);
+
+        private void twoJobsOnTwoHosts() {
+            shard.describe(mkHost("h1", "A100", 8, CapacityType.SPOT, 8_000_000));
+            shard.describe(mkHost("h2", "H100", 8, CapacityType.ON_DEMAND, 16_000_000));
+            shard.job(mkJob("j1", JobState.SCHEDULED, 60, "placed", on("h1", "a1", 0, 1)));
+            shard.job(mkJob("j2", JobState.SCHEDULED, 60, "placed", on("h2", "a2", 0)));
+        }
+
+        @Test
+        void the_gpu_rows_cost_and_held_gpus_cover_only_its_own_hosts() {
+            twoJobsOnTwoHosts();
+
+            assertThat(shard.gpuCounts()).containsExactly(new GpuCount("A100", CapacityType.SPOT, 8, 2, 0));
+            assertThat(shard.costPerHour()).containsExactly(Map.entry("acme", 2.0));
+            assertThat(shard.gpuAssignments()).extracting(PlatformState.GpuAssignment::nodeId).containsOnly("h1");
+        }
+
+        @Test
+        void the_jobs_are_followed_whole_whichever_hosts_they_run_on() {
+            twoJobsOnTwoHosts();
+
+            assertThat(shard.jobCounts()).containsExactly(new JobCount(JobState.SCHEDULED, "acme", 2));
+        }
+
+        @Test
+        void an_advisory_on_another_shards_host_is_not_exported_here() {
+            twoJobsOnTwoHosts();
+            shard.job(mkJob("j2", JobState.RUNNING, 70, "running", on("h2", "a2", 0)));
+            // a host's telemetry reaches only its own shard; were it to arrive here, the advice still stays out
+            shard.observe(mkSample("h2", 80, 50, 950));
+
+            assertThat(shard.activeAdvisories()).isEmpty();
+        }
+    }
+
+    @Nested
     class GpusAndCost {
 
         @Test
