@@ -4,6 +4,11 @@ would not catch and those it would, without a cluster: no offline Kubernetes sch
 available here (kubectl --dry-run=client needs the API server's OpenAPI document).
 
     kubectl kustomize deploy/k8s/overlays/dev | python3 deploy/k8s/check_manifests.py dev
+    kubectl kustomize deploy/k8s/overlays/prod | python3 deploy/k8s/check_manifests.py prod \
+        deploy/k8s/overlays/prod/secrets-made-out-of-band.yaml
+
+The optional second argument lists Secrets made out of band (name: [keys]): they count as existing with
+those keys, and their values (never rendered) are not checked.
 
 Checks:
   structure: every document has apiVersion, kind and metadata.name; each Deployment and DaemonSet
@@ -77,7 +82,8 @@ def labels_match(selector, labels):
     return True
 
 
-def main(name):
+def main(name, out_of_band_file=None):
+    """Prints the overlay's errors and returns 1 when there are any, 0 when its manifests pass every check."""
     docs = [d for d in yaml.safe_load_all(sys.stdin) if d]
     errors = []
     by_kind = {}
@@ -110,6 +116,19 @@ def main(name):
             if v.endswith("\n"):
                 errors.append(f"Secret {sname}: {k} ends in a newline (read from a file? use an env file, KEY=VALUE)")
     made_by = {}
+    out_of_band = set()
+    if out_of_band_file:
+        with open(out_of_band_file) as f:
+            listed = yaml.safe_load(f) or {}
+        if not isinstance(listed, dict) or not all(isinstance(k, list) for k in listed.values()):
+            errors.append(f"{out_of_band_file}: must map each Secret's name to the list of its keys")
+            listed = {}
+        for sname, keys in listed.items():
+            if sname in secrets:
+                errors.append(f"Secret {sname} is rendered and also listed in {out_of_band_file} as made out of band")
+            secrets[sname] = set(keys)
+            made_by[sname] = "the cluster's operator, out of band"
+            out_of_band.add(sname)
     kafka_clusters = set()
     for uname, u in kafka_users.items():
         secrets[uname] = {"password", "sasl.jaas.config"}
@@ -364,7 +383,9 @@ def main(name):
                 if env["GPUCLOUD_OIDC_URL"][0] != "secret":
                     errors.append(f"{cwhere}: GPUCLOUD_OIDC_URL must come from a Secret")
                 else:
+                    # a Secret made out of band holds an https URL (docs/kubernetes.md)
                     url = secret_values.get(env["GPUCLOUD_OIDC_URL"][1], {}).get(env["GPUCLOUD_OIDC_URL"][2], "")
+                    url = url or ("https://oidc" if env["GPUCLOUD_OIDC_URL"][1] in out_of_band else "")
                     parsed = urlparse(url)
                     use["oidc_port"] = parsed.port or (443 if parsed.scheme == "https" else 80)
 
@@ -717,4 +738,4 @@ def check_network_policies(policies, workloads, uses, namespace):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "manifests"))
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "manifests", sys.argv[2] if len(sys.argv) > 2 else None))

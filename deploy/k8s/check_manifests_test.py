@@ -9,6 +9,7 @@ import copy
 import os
 import subprocess
 import sys
+import tempfile
 
 import yaml
 
@@ -202,9 +203,25 @@ CASES = [
 ]
 
 
-def run(docs):
+# Secrets made out of band (overlays/prod): the dev overlay without its rendered OIDC Secret (with it, for the
+# last case), and a list of what is made out of band that is wrong in one way each.
+OUT_OF_BAND_CASES = [
+    ("a key the workloads read is not listed", "gpucloud-oidc: [url]\n", "Secret gpucloud-oidc has no key audience"),
+    ("the list is not a map of names to keys", "- gpucloud-oidc\n", "must map each Secret's name to the list of its keys"),
+    ("a rendered Secret is listed too", "gpucloud-oidc: [url, audience]\n", "is rendered and also listed"),
+]
+
+
+def run(docs, out_of_band=None):
+    """Runs check_manifests.py on docs, with the out-of-band list's text (written to a file) when given."""
     text = yaml.safe_dump_all(docs, sort_keys=False)
-    return subprocess.run([sys.executable, CHECK, "test"], input=text, capture_output=True, text=True)
+    args = [sys.executable, CHECK, "test"]
+    if out_of_band is not None:
+        path = os.path.join(tempfile.mkdtemp(), "secrets-made-out-of-band.yaml")
+        with open(path, "w") as f:
+            f.write(out_of_band)
+        args.append(path)
+    return subprocess.run(args, input=text, capture_output=True, text=True)
 
 
 def main():
@@ -222,7 +239,18 @@ def main():
         if result.returncode == 0 or words not in result.stdout:
             failures += 1
             print(f"  FAIL check_manifests_test: {what}: expected a failure saying '{words}', got:\n{result.stdout}{result.stderr}")
-    print(f"  check_manifests_test: {len(CASES) - failures} of {len(CASES)} careless edits caught")
+    without_oidc = [d for d in docs if not (d["kind"] == "Secret" and d["metadata"]["name"].startswith("gpucloud-oidc-"))]
+    oidc_name = next(d["metadata"]["name"] for d in docs if d["kind"] == "Secret" and d["metadata"]["name"].startswith("gpucloud-oidc-"))
+    for what, listed, words in OUT_OF_BAND_CASES:
+        result = run(docs if "rendered" in what else without_oidc, listed.replace("gpucloud-oidc", oidc_name))
+        if result.returncode == 0 or words.replace("gpucloud-oidc", oidc_name) not in result.stdout:
+            failures += 1
+            print(f"  FAIL check_manifests_test: {what}: expected a failure saying '{words}', got:\n{result.stdout}{result.stderr}")
+    if run(without_oidc, f"{oidc_name}: [url, audience]\n").returncode != 0:
+        failures += 1
+        print("  FAIL check_manifests_test: the OIDC Secret listed as made out of band must pass")
+    total = len(CASES) + len(OUT_OF_BAND_CASES) + 1
+    print(f"  check_manifests_test: {total - failures} of {total} careless edits caught")
     return 1 if failures else 0
 
 
