@@ -13,7 +13,8 @@ those keys, and their values (never rendered) are not checked.
 Checks:
   structure: every document has apiVersion, kind and metadata.name; each Deployment and DaemonSet
     selects its own pod template, probes /q/health/live and /q/health/ready on a declared port, and sets
-    memory requests and limits; each Service, PDB and HPA points at a rendered workload, and a Service's
+    memory requests and limits, and runs restricted (uid and gid 185, non-root, read-only root filesystem, no
+    privilege escalation, every capability dropped, /tmp an emptyDir); each Service, PDB and HPA points at a rendered workload, and a Service's
     targetPort is a port its workload declares; every KafkaTopic names its Strimzi cluster and has partitions.
   references: every Secret and ConfigMap a workload names (env, envFrom, volumes) or a custom resource
     names (a Certificate's keystore password, an Issuer's CA, CloudNativePG's role secrets) exists, with the
@@ -60,6 +61,11 @@ FRONT_DOORS = {"scheduler-service", "billing-service"}
 # The TLS listener Strimzi's clients use (docs/security.md, "Kubernetes").
 KAFKA_TLS_PORT = 9093
 PROBES = ("startupProbe", "livenessProbe", "readinessProbe")
+
+
+# What every container runs with (docs/security.md, "Kubernetes"), pod and container securityContext merged.
+RESTRICTED = {"runAsNonRoot": True, "runAsUser": 185, "runAsGroup": 185, "readOnlyRootFilesystem": True,
+              "allowPrivilegeEscalation": False}
 
 
 def labels_match(selector, labels):
@@ -200,6 +206,16 @@ def main(name, out_of_band_file=None):
             res = c.get("resources", {})
             if "memory" not in res.get("requests", {}) or "memory" not in res.get("limits", {}):
                 errors.append(f"{cwhere}: memory request and limit required")
+            # restricted: the images' uid 185, never root, read-only root, nothing to escalate to; /tmp its own
+            sc = {**pod.get("securityContext", {}), **c.get("securityContext", {})}
+            for field, wanted in RESTRICTED.items():
+                if sc.get(field) != wanted:
+                    errors.append(f"{cwhere}: securityContext.{field} must be {wanted}, is {sc.get(field)}")
+            if "ALL" not in sc.get("capabilities", {}).get("drop", []):
+                errors.append(f"{cwhere}: securityContext.capabilities must drop ALL")
+            tmp = [m["name"] for m in c.get("volumeMounts", []) if m.get("mountPath") == "/tmp"]
+            if not tmp or "emptyDir" not in volumes.get(tmp[0], {}):
+                errors.append(f"{cwhere}: /tmp must be an emptyDir it mounts (its root filesystem is read-only)")
 
             # the environment the container sees: ConfigMaps first, then env
             env = {}

@@ -60,6 +60,18 @@ def set_config(key, value):
 
 # (what a careless edit does, the edit, words the check must print)
 CASES = [
+    ("a workload runs as root",
+     lambda d: container(d, "billing-service")["securityContext"].update(runAsUser=0),
+     "securityContext.runAsUser must be 185, is 0"),
+    ("a workload's root filesystem is writable",
+     lambda d: container(d, "node-agent")["securityContext"].pop("readOnlyRootFilesystem"),
+     "securityContext.readOnlyRootFilesystem must be True"),
+    ("a workload keeps its capabilities",
+     lambda d: container(d, "scheduler-service")["securityContext"].pop("capabilities"),
+     "securityContext.capabilities must drop ALL"),
+    ("a workload has no /tmp of its own",
+     lambda d: drop(container(d, "metrics-service")["volumeMounts"], lambda m: m["mountPath"] == "/tmp"),
+     "/tmp must be an emptyDir it mounts"),
     ("a workload's KafkaUser is gone", remove_doc("KafkaUser", "billing"),
      "GPUCLOUD_KAFKA_USER (billing) must name a rendered KafkaUser"),
     ("a workload logs in with another's password",
