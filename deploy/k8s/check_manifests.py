@@ -14,7 +14,8 @@ Checks:
   structure: every document has apiVersion, kind and metadata.name; each Deployment and DaemonSet
     selects its own pod template, probes /q/health/live and /q/health/ready on a declared port, and sets
     memory requests and limits, and runs restricted (uid and gid 185, non-root, read-only root filesystem, no
-    privilege escalation, every capability dropped, /tmp an emptyDir); each Service, PDB and HPA points at a rendered workload, and a Service's
+    privilege escalation, every capability dropped, /tmp an emptyDir); each Service, PDB and HPA points at a rendered workload; a Deployment of several replicas (or with an
+    HPA) has a PDB and spreads over nodes; and a Service's
     targetPort is a port its workload declares; every KafkaTopic names its Strimzi cluster and has partitions.
   references: every Secret and ConfigMap a workload names (env, envFrom, volumes) or a custom resource
     names (a Certificate's keystore password, an Issuer's CA, CloudNativePG's role secrets) exists, with the
@@ -552,6 +553,17 @@ def main(name, out_of_band_file=None):
     for pname, p in by_kind.get("PodDisruptionBudget", {}).items():
         if not selected_workloads(p["spec"]["selector"]["matchLabels"]):
             errors.append(f"PodDisruptionBudget {pname}: selector matches no rendered workload")
+    # a Deployment of several replicas keeps some through a drain, and spreads them over nodes
+    budgeted = {w for p in by_kind.get("PodDisruptionBudget", {}).values()
+                for w in selected_workloads(p["spec"]["selector"]["matchLabels"]) for w in [w["metadata"]["name"]]}
+    scaled = {h["spec"].get("scaleTargetRef", {}).get("name") for h in by_kind.get("HorizontalPodAutoscaler", {}).values()}
+    for wname, w in by_kind.get("Deployment", {}).items():
+        if w["spec"].get("replicas", 1) > 1 or wname in scaled:
+            if wname not in budgeted:
+                errors.append(f"Deployment {wname}: {w['spec'].get('replicas', 1)} replicas and no PodDisruptionBudget")
+            keys = {t.get("topologyKey") for t in w["spec"]["template"]["spec"].get("topologySpreadConstraints", [])}
+            if "kubernetes.io/hostname" not in keys:
+                errors.append(f"Deployment {wname}: its replicas must spread over nodes (topologySpreadConstraints on kubernetes.io/hostname)")
     for hname, h in by_kind.get("HorizontalPodAutoscaler", {}).items():
         if h["apiVersion"] != "autoscaling/v2":
             errors.append(f"HorizontalPodAutoscaler {hname}: use autoscaling/v2")

@@ -60,6 +60,12 @@ def set_config(key, value):
 
 # (what a careless edit does, the edit, words the check must print)
 CASES = [
+    ("a scaled Deployment loses its PodDisruptionBudget", remove_doc("PodDisruptionBudget", "billing-service"),
+     "Deployment billing-service: 1 replicas and no PodDisruptionBudget"),
+    ("a scaled Deployment's replicas may share a node",
+     lambda d: find(d, "Deployment", "scheduler-service")["spec"].update(replicas=2)
+     or pod(d, "scheduler-service").pop("topologySpreadConstraints"),
+     "Deployment scheduler-service: its replicas must spread over nodes"),
     ("a workload runs as root",
      lambda d: container(d, "billing-service")["securityContext"].update(runAsUser=0),
      "securityContext.runAsUser must be 185, is 0"),
