@@ -38,6 +38,9 @@ Checks:
     whose username is a role the Cluster manages, with verify-full TLS against the mounted CloudNativePG CA;
     the Cluster refuses plaintext (hostnossl reject) and its roles are not superusers.
   OIDC: GPUCLOUD_OIDC_URL comes from a Secret.
+  Missing Secrets: the OIDC Secret and every Certificate's Secret a workload mounts are optional volumes that
+    its init container wait-for-secrets mounts and waits for, so that the pod waits, not ready, with a log
+    that names the Secret, instead of failing without saying why.
   Enrolment (docs/security.md, "Enrolment on Kubernetes"): every workload that reads agents' records (a
     Deployment with a KafkaUser) mounts the enrolment key from one Secret, the same for all; a node agent with
     GPUCLOUD_ENROLMENT_URL posts to a rendered Service whose workload serves enrolment (an issuer set, the key
@@ -176,6 +179,21 @@ def main(name, out_of_band_file=None):
 
     # ---- workloads: structure, references, and what each uses
     uses = {}  # workload -> {"kafka_user", "db_user", "db_cluster", "kafka_cluster", "oidc", "ports"}
+    def waits_for(where, pod, sname):
+        """A Secret the service cannot start without: an optional volume wait-for-secrets mounts and names."""
+        init = next((c for c in pod.get("initContainers", []) if c["name"] == "wait-for-secrets"), None)
+        vols = [v for v in pod.get("volumes", []) if v.get("secret", {}).get("secretName") == sname]
+        if init is None:
+            errors.append(f"{where}: no init container wait-for-secrets to wait for Secret {sname}, naming it")
+            return
+        if not vols or not vols[0]["secret"].get("optional"):
+            errors.append(f"{where}: Secret {sname} must be an optional volume (else the pod never starts to say it is missing)")
+            return
+        paths = [m["mountPath"] for m in init.get("volumeMounts", []) if m["name"] == vols[0]["name"]]
+        script = " ".join(init.get("command", []) + init.get("args", []))
+        if not paths or paths[0] not in script:
+            errors.append(f"{where}: wait-for-secrets must mount Secret {sname} and wait for its file, naming it")
+
     for wname, w in workloads.items():
         where = f"{w['kind']} {wname}"
         spec = w["spec"]
@@ -193,6 +211,8 @@ def main(name, out_of_band_file=None):
                     secret_ref(f"{where} volume {vname}", v["secret"]["secretName"])
             if "configMap" in v:
                 config_map_ref(f"{where} volume {vname}", v["configMap"]["name"])
+            if "secret" in v and made_by.get(v["secret"]["secretName"], "").startswith("Certificate "):
+                waits_for(where, pod, v["secret"]["secretName"])
         use = uses.setdefault(wname, {"ports": set()})
         for c in pod["containers"]:
             cwhere = f"{where}/{c['name']}"
@@ -405,6 +425,7 @@ def main(name, out_of_band_file=None):
                     url = url or ("https://oidc" if env["GPUCLOUD_OIDC_URL"][1] in out_of_band else "")
                     parsed = urlparse(url)
                     use["oidc_port"] = parsed.port or (443 if parsed.scheme == "https" else 80)
+                    waits_for(cwhere, pod, env["GPUCLOUD_OIDC_URL"][1])
 
     # one principal per workload: neither a KafkaUser nor a database role is shared
     for key, what in (("kafka_user", "KafkaUser"), ("db_user", "database role")):

@@ -60,6 +60,14 @@ def set_config(key, value):
 
 # (what a careless edit does, the edit, words the check must print)
 CASES = [
+    ("a workload has no wait for its Secrets", lambda d: pod(d, "metrics-service").pop("initContainers"),
+     "no init container wait-for-secrets to wait for Secret metrics-service-tls"),
+    ("a Certificate's Secret is a required volume",
+     lambda d: pod(d, "billing-service")["volumes"][volume_index(d, "billing-service", "tls")]["secret"].pop("optional"),
+     "Secret billing-service-tls must be an optional volume"),
+    ("the wait does not look at the OIDC Secret",
+     lambda d: drop(pod(d, "scheduler-service")["initContainers"][0]["volumeMounts"], lambda m: m["name"] == "oidc"),
+     "wait-for-secrets must mount Secret gpucloud-oidc"),
     ("a scaled Deployment loses its PodDisruptionBudget", remove_doc("PodDisruptionBudget", "billing-service"),
      "Deployment billing-service: 1 replicas and no PodDisruptionBudget"),
     ("a scaled Deployment's replicas may share a node",
