@@ -60,6 +60,12 @@ for overlay in deploy/k8s/overlays/*/; do
   out_of_band=(); [ -f "$overlay/secrets-made-out-of-band.yaml" ] && out_of_band=("$overlay/secrets-made-out-of-band.yaml")
   python3 deploy/k8s/check_manifests.py "$name" "${out_of_band[@]}" <"$tmp/$name.yaml"
 done
+# the PrometheusRule is the alert rules file's (one copy, deploy/k8s/prometheus_rule.py writes it)
+python3 deploy/k8s/prometheus_rule.py "$tmp/prometheus-rule.yaml"
+if ! diff -q deploy/k8s/base/prometheus-rule.yaml "$tmp/prometheus-rule.yaml" >/dev/null; then
+  say "deploy/k8s/base/prometheus-rule.yaml differs from the alert rules: run python3 deploy/k8s/prometheus_rule.py"
+  exit 1
+fi
 # the examples render on their own (no overlay includes them)
 for example in deploy/k8s/examples/*/; do
   "${KUSTOMIZE[@]}" "$example" >"$tmp/example-$(basename "$example").yaml"

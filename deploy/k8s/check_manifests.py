@@ -38,6 +38,9 @@ Checks:
     whose username is a role the Cluster manages, with verify-full TLS against the mounted CloudNativePG CA;
     the Cluster refuses plaintext (hostnossl reject) and its roles are not superusers.
   OIDC: GPUCLOUD_OIDC_URL comes from a Secret.
+  Prometheus Operator: every ServiceMonitor selects rendered Services, each scraped once (every non-headless
+    Service of a workload is), over https at /q/metrics on a port of the Service, with a CA and a scrape token
+    from Secrets that exist with those keys.
   Missing Secrets: the OIDC Secret and every Certificate's Secret a workload mounts are optional volumes that
     its init container wait-for-secrets mounts and waits for, so that the pod waits, not ready, with a log
     that names the Secret, instead of failing without saying why.
@@ -585,6 +588,36 @@ def main(name, out_of_band_file=None):
             keys = {t.get("topologyKey") for t in w["spec"]["template"]["spec"].get("topologySpreadConstraints", [])}
             if "kubernetes.io/hostname" not in keys:
                 errors.append(f"Deployment {wname}: its replicas must spread over nodes (topologySpreadConstraints on kubernetes.io/hostname)")
+    # Prometheus Operator: every Service of a workload is scraped once, over HTTPS with the CA and the scrape token
+    monitored = set()
+    for mname, m in by_kind.get("ServiceMonitor", {}).items():
+        where = f"ServiceMonitor {mname}"
+        sel = m["spec"].get("selector", {})
+        picked = [n for n, svc in services.items()
+                  if labels_match(sel, svc["metadata"].get("labels", {}))]
+        if not picked:
+            errors.append(f"{where}: selects no rendered Service")
+        behind = [w["metadata"]["name"] for n in picked for w in selected_workloads(services[n]["spec"].get("selector", {}))]
+        for wname in sorted({w for w in behind if behind.count(w) > 1}):
+            errors.append(f"{where}: scrapes {wname}'s pods more than once (through {', '.join(sorted(picked))})")
+        for n in picked:
+            if n in monitored:
+                errors.append(f"{where}: Service {n} is scraped by another ServiceMonitor too")
+            monitored.add(n)
+        for e in m["spec"].get("endpoints", []):
+            if e.get("scheme") != "https" or e.get("path") != "/q/metrics":
+                errors.append(f"{where}: must scrape /q/metrics over https, has {e.get('scheme')} {e.get('path')}")
+            for n in picked:
+                if e.get("port") not in {p.get("name") for p in services[n]["spec"].get("ports", [])}:
+                    errors.append(f"{where}: port {e.get('port')} is not a port of Service {n}")
+            ca = e.get("tlsConfig", {}).get("ca", {}).get("secret", {})
+            secret_ref(f"{where} CA", ca.get("name"), ca.get("key"))
+            cred = e.get("authorization", {}).get("credentials", {})
+            secret_ref(f"{where} scrape token", cred.get("name"), cred.get("key"))
+    if by_kind.get("ServiceMonitor") is not None or by_kind.get("PrometheusRule") is not None:
+        for n, svc in services.items():
+            if svc["spec"].get("clusterIP") != "None" and selected_workloads(svc["spec"].get("selector", {})) and n not in monitored:
+                errors.append(f"Service {n}: no ServiceMonitor scrapes it")
     for hname, h in by_kind.get("HorizontalPodAutoscaler", {}).items():
         if h["apiVersion"] != "autoscaling/v2":
             errors.append(f"HorizontalPodAutoscaler {hname}: use autoscaling/v2")

@@ -60,6 +60,14 @@ def set_config(key, value):
 
 # (what a careless edit does, the edit, words the check must print)
 CASES = [
+    ("a service is not scraped", remove_doc("ServiceMonitor", "metrics-service"),
+     "Service metrics-service: no ServiceMonitor scrapes it"),
+    ("billing's pods are scraped twice",
+     lambda d: find(d, "ServiceMonitor", "billing-service")["spec"]["selector"].pop("matchExpressions"),
+     "scrapes billing-service's pods more than once"),
+    ("the scrape sends no token",
+     lambda d: find(d, "ServiceMonitor", "node-agent")["spec"]["endpoints"][0].pop("authorization"),
+     "ServiceMonitor node-agent scrape token: Secret None"),
     ("a workload has no wait for its Secrets", lambda d: pod(d, "metrics-service").pop("initContainers"),
      "no init container wait-for-secrets to wait for Secret metrics-service-tls"),
     ("a Certificate's Secret is a required volume",
