@@ -3,12 +3,19 @@
 would not catch and those it would, without a cluster: no offline Kubernetes schema validator is
 available here (kubectl --dry-run=client needs the API server's OpenAPI document).
 
-    kubectl kustomize --load-restrictor LoadRestrictionsNone deploy/k8s/overlays/dev | python3 deploy/k8s/check_manifests.py dev
+    kubectl kustomize deploy/k8s/overlays/dev | python3 deploy/k8s/check_manifests.py dev
+    kubectl kustomize deploy/k8s/overlays/prod | python3 deploy/k8s/check_manifests.py prod \
+        deploy/k8s/overlays/prod/secrets-made-out-of-band.yaml
+
+The optional second argument lists Secrets made out of band (name: [keys]): they count as existing with
+those keys, and their values (never rendered) are not checked.
 
 Checks:
   structure: every document has apiVersion, kind and metadata.name; each Deployment and DaemonSet
     selects its own pod template, probes /q/health/live and /q/health/ready on a declared port, and sets
-    memory requests and limits; each Service, PDB and HPA points at a rendered workload, and a Service's
+    memory requests and limits, and runs restricted (uid and gid 185, non-root, read-only root filesystem, no
+    privilege escalation, every capability dropped, /tmp an emptyDir); each Service, PDB and HPA points at a rendered workload; a Deployment of several replicas (or with an
+    HPA) has a PDB and spreads over nodes; and a Service's
     targetPort is a port its workload declares; every KafkaTopic names its Strimzi cluster and has partitions.
   references: every Secret and ConfigMap a workload names (env, envFrom, volumes) or a custom resource
     names (a Certificate's keystore password, an Issuer's CA, CloudNativePG's role secrets) exists, with the
@@ -31,6 +38,12 @@ Checks:
     whose username is a role the Cluster manages, with verify-full TLS against the mounted CloudNativePG CA;
     the Cluster refuses plaintext (hostnossl reject) and its roles are not superusers.
   OIDC: GPUCLOUD_OIDC_URL comes from a Secret.
+  Prometheus Operator: every ServiceMonitor selects rendered Services, each scraped once (every non-headless
+    Service of a workload is), over https at /q/metrics on a port of the Service, with a CA and a scrape token
+    from Secrets that exist with those keys.
+  Missing Secrets: the OIDC Secret and every Certificate's Secret a workload mounts are optional volumes that
+    its init container wait-for-secrets mounts and waits for, so that the pod waits, not ready, with a log
+    that names the Secret, instead of failing without saying why.
   Enrolment (docs/security.md, "Enrolment on Kubernetes"): every workload that reads agents' records (a
     Deployment with a KafkaUser) mounts the enrolment key from one Secret, the same for all; a node agent with
     GPUCLOUD_ENROLMENT_URL posts to a rendered Service whose workload serves enrolment (an issuer set, the key
@@ -57,6 +70,11 @@ KAFKA_TLS_PORT = 9093
 PROBES = ("startupProbe", "livenessProbe", "readinessProbe")
 
 
+# What every container runs with (docs/security.md, "Kubernetes"), pod and container securityContext merged.
+RESTRICTED = {"runAsNonRoot": True, "runAsUser": 185, "runAsGroup": 185, "readOnlyRootFilesystem": True,
+              "allowPrivilegeEscalation": False}
+
+
 def labels_match(selector, labels):
     """A Kubernetes label selector (matchLabels and matchExpressions) against a set of labels."""
     if selector is None:
@@ -77,7 +95,8 @@ def labels_match(selector, labels):
     return True
 
 
-def main(name):
+def main(name, out_of_band_file=None):
+    """Prints the overlay's errors and returns 1 when there are any, 0 when its manifests pass every check."""
     docs = [d for d in yaml.safe_load_all(sys.stdin) if d]
     errors = []
     by_kind = {}
@@ -110,6 +129,19 @@ def main(name):
             if v.endswith("\n"):
                 errors.append(f"Secret {sname}: {k} ends in a newline (read from a file? use an env file, KEY=VALUE)")
     made_by = {}
+    out_of_band = set()
+    if out_of_band_file:
+        with open(out_of_band_file) as f:
+            listed = yaml.safe_load(f) or {}
+        if not isinstance(listed, dict) or not all(isinstance(k, list) for k in listed.values()):
+            errors.append(f"{out_of_band_file}: must map each Secret's name to the list of its keys")
+            listed = {}
+        for sname, keys in listed.items():
+            if sname in secrets:
+                errors.append(f"Secret {sname} is rendered and also listed in {out_of_band_file} as made out of band")
+            secrets[sname] = set(keys)
+            made_by[sname] = "the cluster's operator, out of band"
+            out_of_band.add(sname)
     kafka_clusters = set()
     for uname, u in kafka_users.items():
         secrets[uname] = {"password", "sasl.jaas.config"}
@@ -150,6 +182,21 @@ def main(name):
 
     # ---- workloads: structure, references, and what each uses
     uses = {}  # workload -> {"kafka_user", "db_user", "db_cluster", "kafka_cluster", "oidc", "ports"}
+    def waits_for(where, pod, sname):
+        """A Secret the service cannot start without: an optional volume wait-for-secrets mounts and names."""
+        init = next((c for c in pod.get("initContainers", []) if c["name"] == "wait-for-secrets"), None)
+        vols = [v for v in pod.get("volumes", []) if v.get("secret", {}).get("secretName") == sname]
+        if init is None:
+            errors.append(f"{where}: no init container wait-for-secrets to wait for Secret {sname}, naming it")
+            return
+        if not vols or not vols[0]["secret"].get("optional"):
+            errors.append(f"{where}: Secret {sname} must be an optional volume (else the pod never starts to say it is missing)")
+            return
+        paths = [m["mountPath"] for m in init.get("volumeMounts", []) if m["name"] == vols[0]["name"]]
+        script = " ".join(init.get("command", []) + init.get("args", []))
+        if not paths or paths[0] not in script:
+            errors.append(f"{where}: wait-for-secrets must mount Secret {sname} and wait for its file, naming it")
+
     for wname, w in workloads.items():
         where = f"{w['kind']} {wname}"
         spec = w["spec"]
@@ -167,6 +214,8 @@ def main(name):
                     secret_ref(f"{where} volume {vname}", v["secret"]["secretName"])
             if "configMap" in v:
                 config_map_ref(f"{where} volume {vname}", v["configMap"]["name"])
+            if "secret" in v and made_by.get(v["secret"]["secretName"], "").startswith("Certificate "):
+                waits_for(where, pod, v["secret"]["secretName"])
         use = uses.setdefault(wname, {"ports": set()})
         for c in pod["containers"]:
             cwhere = f"{where}/{c['name']}"
@@ -181,6 +230,16 @@ def main(name):
             res = c.get("resources", {})
             if "memory" not in res.get("requests", {}) or "memory" not in res.get("limits", {}):
                 errors.append(f"{cwhere}: memory request and limit required")
+            # restricted: the images' uid 185, never root, read-only root, nothing to escalate to; /tmp its own
+            sc = {**pod.get("securityContext", {}), **c.get("securityContext", {})}
+            for field, wanted in RESTRICTED.items():
+                if sc.get(field) != wanted:
+                    errors.append(f"{cwhere}: securityContext.{field} must be {wanted}, is {sc.get(field)}")
+            if "ALL" not in sc.get("capabilities", {}).get("drop", []):
+                errors.append(f"{cwhere}: securityContext.capabilities must drop ALL")
+            tmp = [m["name"] for m in c.get("volumeMounts", []) if m.get("mountPath") == "/tmp"]
+            if not tmp or "emptyDir" not in volumes.get(tmp[0], {}):
+                errors.append(f"{cwhere}: /tmp must be an emptyDir it mounts (its root filesystem is read-only)")
 
             # the environment the container sees: ConfigMaps first, then env
             env = {}
@@ -364,9 +423,12 @@ def main(name):
                 if env["GPUCLOUD_OIDC_URL"][0] != "secret":
                     errors.append(f"{cwhere}: GPUCLOUD_OIDC_URL must come from a Secret")
                 else:
+                    # a Secret made out of band holds an https URL (docs/kubernetes.md)
                     url = secret_values.get(env["GPUCLOUD_OIDC_URL"][1], {}).get(env["GPUCLOUD_OIDC_URL"][2], "")
+                    url = url or ("https://oidc" if env["GPUCLOUD_OIDC_URL"][1] in out_of_band else "")
                     parsed = urlparse(url)
                     use["oidc_port"] = parsed.port or (443 if parsed.scheme == "https" else 80)
+                    waits_for(cwhere, pod, env["GPUCLOUD_OIDC_URL"][1])
 
     # one principal per workload: neither a KafkaUser nor a database role is shared
     for key, what in (("kafka_user", "KafkaUser"), ("db_user", "database role")):
@@ -515,6 +577,47 @@ def main(name):
     for pname, p in by_kind.get("PodDisruptionBudget", {}).items():
         if not selected_workloads(p["spec"]["selector"]["matchLabels"]):
             errors.append(f"PodDisruptionBudget {pname}: selector matches no rendered workload")
+    # a Deployment of several replicas keeps some through a drain, and spreads them over nodes
+    budgeted = {w for p in by_kind.get("PodDisruptionBudget", {}).values()
+                for w in selected_workloads(p["spec"]["selector"]["matchLabels"]) for w in [w["metadata"]["name"]]}
+    scaled = {h["spec"].get("scaleTargetRef", {}).get("name") for h in by_kind.get("HorizontalPodAutoscaler", {}).values()}
+    for wname, w in by_kind.get("Deployment", {}).items():
+        if w["spec"].get("replicas", 1) > 1 or wname in scaled:
+            if wname not in budgeted:
+                errors.append(f"Deployment {wname}: {w['spec'].get('replicas', 1)} replicas and no PodDisruptionBudget")
+            keys = {t.get("topologyKey") for t in w["spec"]["template"]["spec"].get("topologySpreadConstraints", [])}
+            if "kubernetes.io/hostname" not in keys:
+                errors.append(f"Deployment {wname}: its replicas must spread over nodes (topologySpreadConstraints on kubernetes.io/hostname)")
+    # Prometheus Operator: every Service of a workload is scraped once, over HTTPS with the CA and the scrape token
+    monitored = set()
+    for mname, m in by_kind.get("ServiceMonitor", {}).items():
+        where = f"ServiceMonitor {mname}"
+        sel = m["spec"].get("selector", {})
+        picked = [n for n, svc in services.items()
+                  if labels_match(sel, svc["metadata"].get("labels", {}))]
+        if not picked:
+            errors.append(f"{where}: selects no rendered Service")
+        behind = [w["metadata"]["name"] for n in picked for w in selected_workloads(services[n]["spec"].get("selector", {}))]
+        for wname in sorted({w for w in behind if behind.count(w) > 1}):
+            errors.append(f"{where}: scrapes {wname}'s pods more than once (through {', '.join(sorted(picked))})")
+        for n in picked:
+            if n in monitored:
+                errors.append(f"{where}: Service {n} is scraped by another ServiceMonitor too")
+            monitored.add(n)
+        for e in m["spec"].get("endpoints", []):
+            if e.get("scheme") != "https" or e.get("path") != "/q/metrics":
+                errors.append(f"{where}: must scrape /q/metrics over https, has {e.get('scheme')} {e.get('path')}")
+            for n in picked:
+                if e.get("port") not in {p.get("name") for p in services[n]["spec"].get("ports", [])}:
+                    errors.append(f"{where}: port {e.get('port')} is not a port of Service {n}")
+            ca = e.get("tlsConfig", {}).get("ca", {}).get("secret", {})
+            secret_ref(f"{where} CA", ca.get("name"), ca.get("key"))
+            cred = e.get("authorization", {}).get("credentials", {})
+            secret_ref(f"{where} scrape token", cred.get("name"), cred.get("key"))
+    if by_kind.get("ServiceMonitor") is not None or by_kind.get("PrometheusRule") is not None:
+        for n, svc in services.items():
+            if svc["spec"].get("clusterIP") != "None" and selected_workloads(svc["spec"].get("selector", {})) and n not in monitored:
+                errors.append(f"Service {n}: no ServiceMonitor scrapes it")
     for hname, h in by_kind.get("HorizontalPodAutoscaler", {}).items():
         if h["apiVersion"] != "autoscaling/v2":
             errors.append(f"HorizontalPodAutoscaler {hname}: use autoscaling/v2")
@@ -717,4 +820,4 @@ def check_network_policies(policies, workloads, uses, namespace):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "manifests"))
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "manifests", sys.argv[2] if len(sys.argv) > 2 else None))

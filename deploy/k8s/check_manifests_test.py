@@ -3,12 +3,13 @@
 breaks it one way at a time, as a careless edit would, and fails unless the check then fails with the
 expected words. deploy/check.sh runs it on the dev overlay:
 
-    kubectl kustomize --load-restrictor LoadRestrictionsNone deploy/k8s/overlays/dev | python3 deploy/k8s/check_manifests_test.py
+    kubectl kustomize deploy/k8s/overlays/dev | python3 deploy/k8s/check_manifests_test.py
 """
 import copy
 import os
 import subprocess
 import sys
+import tempfile
 
 import yaml
 
@@ -59,6 +60,40 @@ def set_config(key, value):
 
 # (what a careless edit does, the edit, words the check must print)
 CASES = [
+    ("a service is not scraped", remove_doc("ServiceMonitor", "metrics-service"),
+     "Service metrics-service: no ServiceMonitor scrapes it"),
+    ("billing's pods are scraped twice",
+     lambda d: find(d, "ServiceMonitor", "billing-service")["spec"]["selector"].pop("matchExpressions"),
+     "scrapes billing-service's pods more than once"),
+    ("the scrape sends no token",
+     lambda d: find(d, "ServiceMonitor", "node-agent")["spec"]["endpoints"][0].pop("authorization"),
+     "ServiceMonitor node-agent scrape token: Secret None"),
+    ("a workload has no wait for its Secrets", lambda d: pod(d, "metrics-service").pop("initContainers"),
+     "no init container wait-for-secrets to wait for Secret metrics-service-tls"),
+    ("a Certificate's Secret is a required volume",
+     lambda d: pod(d, "billing-service")["volumes"][volume_index(d, "billing-service", "tls")]["secret"].pop("optional"),
+     "Secret billing-service-tls must be an optional volume"),
+    ("the wait does not look at the OIDC Secret",
+     lambda d: drop(pod(d, "scheduler-service")["initContainers"][0]["volumeMounts"], lambda m: m["name"] == "oidc"),
+     "wait-for-secrets must mount Secret gpucloud-oidc"),
+    ("a scaled Deployment loses its PodDisruptionBudget", remove_doc("PodDisruptionBudget", "billing-service"),
+     "Deployment billing-service: 1 replicas and no PodDisruptionBudget"),
+    ("a scaled Deployment's replicas may share a node",
+     lambda d: find(d, "Deployment", "scheduler-service")["spec"].update(replicas=2)
+     or pod(d, "scheduler-service").pop("topologySpreadConstraints"),
+     "Deployment scheduler-service: its replicas must spread over nodes"),
+    ("a workload runs as root",
+     lambda d: container(d, "billing-service")["securityContext"].update(runAsUser=0),
+     "securityContext.runAsUser must be 185, is 0"),
+    ("a workload's root filesystem is writable",
+     lambda d: container(d, "node-agent")["securityContext"].pop("readOnlyRootFilesystem"),
+     "securityContext.readOnlyRootFilesystem must be True"),
+    ("a workload keeps its capabilities",
+     lambda d: container(d, "scheduler-service")["securityContext"].pop("capabilities"),
+     "securityContext.capabilities must drop ALL"),
+    ("a workload has no /tmp of its own",
+     lambda d: drop(container(d, "metrics-service")["volumeMounts"], lambda m: m["mountPath"] == "/tmp"),
+     "/tmp must be an emptyDir it mounts"),
     ("a workload's KafkaUser is gone", remove_doc("KafkaUser", "billing"),
      "GPUCLOUD_KAFKA_USER (billing) must name a rendered KafkaUser"),
     ("a workload logs in with another's password",
@@ -202,9 +237,25 @@ CASES = [
 ]
 
 
-def run(docs):
+# Secrets made out of band (overlays/prod): the dev overlay without its rendered OIDC Secret (with it, for the
+# last case), and a list of what is made out of band that is wrong in one way each.
+OUT_OF_BAND_CASES = [
+    ("a key the workloads read is not listed", "gpucloud-oidc: [url]\n", "Secret gpucloud-oidc has no key audience"),
+    ("the list is not a map of names to keys", "- gpucloud-oidc\n", "must map each Secret's name to the list of its keys"),
+    ("a rendered Secret is listed too", "gpucloud-oidc: [url, audience]\n", "is rendered and also listed"),
+]
+
+
+def run(docs, out_of_band=None):
+    """Runs check_manifests.py on docs, with the out-of-band list's text (written to a file) when given."""
     text = yaml.safe_dump_all(docs, sort_keys=False)
-    return subprocess.run([sys.executable, CHECK, "test"], input=text, capture_output=True, text=True)
+    args = [sys.executable, CHECK, "test"]
+    if out_of_band is not None:
+        path = os.path.join(tempfile.mkdtemp(), "secrets-made-out-of-band.yaml")
+        with open(path, "w") as f:
+            f.write(out_of_band)
+        args.append(path)
+    return subprocess.run(args, input=text, capture_output=True, text=True)
 
 
 def main():
@@ -222,7 +273,18 @@ def main():
         if result.returncode == 0 or words not in result.stdout:
             failures += 1
             print(f"  FAIL check_manifests_test: {what}: expected a failure saying '{words}', got:\n{result.stdout}{result.stderr}")
-    print(f"  check_manifests_test: {len(CASES) - failures} of {len(CASES)} careless edits caught")
+    without_oidc = [d for d in docs if not (d["kind"] == "Secret" and d["metadata"]["name"].startswith("gpucloud-oidc-"))]
+    oidc_name = next(d["metadata"]["name"] for d in docs if d["kind"] == "Secret" and d["metadata"]["name"].startswith("gpucloud-oidc-"))
+    for what, listed, words in OUT_OF_BAND_CASES:
+        result = run(docs if "rendered" in what else without_oidc, listed.replace("gpucloud-oidc", oidc_name))
+        if result.returncode == 0 or words.replace("gpucloud-oidc", oidc_name) not in result.stdout:
+            failures += 1
+            print(f"  FAIL check_manifests_test: {what}: expected a failure saying '{words}', got:\n{result.stdout}{result.stderr}")
+    if run(without_oidc, f"{oidc_name}: [url, audience]\n").returncode != 0:
+        failures += 1
+        print("  FAIL check_manifests_test: the OIDC Secret listed as made out of band must pass")
+    total = len(CASES) + len(OUT_OF_BAND_CASES) + 1
+    print(f"  check_manifests_test: {total - failures} of {total} careless edits caught")
     return 1 if failures else 0
 
 
