@@ -61,6 +61,10 @@ if [ ! -f "$METRICS_JAR" ] || [ ! -f "$AGENT_JAR" ]; then
   say "building metrics-service and node-agent (-DskipTests)"
   ./mvnw -B -q -Dmaven.test.skip=true -pl metrics-service,node-agent -am package
 fi
+# gpucloud's topics, as contracts declares them, before any consumer asks for one: on a fresh broker a consumer's
+# request would auto-create it with the broker's defaults (3 partitions, no compaction), which the tests that run
+# after this check would then meet
+bash deploy/local/kafka.sh topics
 
 SHARDS="${METRICS_SHARDS:-1}"
 [[ "$SHARDS" =~ ^[1-6]$ ]] || { say "METRICS_SHARDS must be 1 to 6, was '$SHARDS'"; exit 1; }

@@ -3,6 +3,7 @@ package dev.gpucloud.contracts.kafka;
 import dev.gpucloud.contracts.events.Topic;
 import dev.gpucloud.contracts.events.Topics;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -11,10 +12,19 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
 
 /**
- * Creates every gpucloud topic and its dead-letter topic on a broker, leaving existing ones alone.
+ * Creates every gpucloud topic and its dead-letter topic on a broker, and corrects one that exists with fewer
+ * partitions or another cleanup policy than declared (a topic a consumer's request auto-created with the broker's
+ * defaults before it was provisioned): partitions are added, never removed, and the policy is set; nothing else of an
+ * existing topic is touched.
  * Run as {@code java ... TopicProvisioner localhost:9092 [CLIENT_CONFIG]}, the file giving the admin's login
  * where the broker asks for one.
  */
@@ -35,13 +45,23 @@ public final class TopicProvisioner {
         return topics;
     }
 
-    /** Creates what is missing; returns the names it created. */
+    /** What {@link #provision} did: the topics it created, and what it corrected of existing ones. */
+    public record Provisioned(List<String> created, List<String> corrected) {
+    }
+
+    /** Creates what is missing and corrects what was created otherwise; returns the names it created. */
     public static List<String> ensureTopics(String bootstrapServers) throws InterruptedException, ExecutionException {
         return ensureTopics(bootstrapServers, new Properties());
     }
 
     /** As {@link #ensureTopics(String)}, logging in with the given client settings (the broker's admin's). */
     public static List<String> ensureTopics(String bootstrapServers, Properties login)
+            throws InterruptedException, ExecutionException {
+        return provision(bootstrapServers, login).created();
+    }
+
+    /** Creates what is missing and corrects what exists with too few partitions or another cleanup policy. */
+    public static Provisioned provision(String bootstrapServers, Properties login)
             throws InterruptedException, ExecutionException {
         Properties props = new Properties();
         props.putAll(login);
@@ -50,9 +70,11 @@ public final class TopicProvisioner {
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
         try (Admin admin = Admin.create(props)) {
             Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
-            List<NewTopic> missing = newTopics((short) 1).stream()
+            List<NewTopic> wanted = newTopics((short) 1);
+            List<NewTopic> missing = wanted.stream()
                     .filter(t -> !existing.contains(t.name()))
                     .toList();
+            List<String> corrected = correct(admin, wanted.stream().filter(t -> existing.contains(t.name())).toList());
             if (!missing.isEmpty()) {
                 try {
                     admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
@@ -62,18 +84,61 @@ public final class TopicProvisioner {
                     }
                 }
             }
-            return missing.stream().map(NewTopic::name).toList();
+            return new Provisioned(missing.stream().map(NewTopic::name).toList(), corrected);
         } catch (java.util.concurrent.TimeoutException e) {
             throw new ExecutionException("broker at " + bootstrapServers + " did not answer in 30 s", e);
         }
     }
 
+    /** Adds the partitions and sets the cleanup policy that existing topics lack; says what it changed. */
+    public static List<String> correct(Admin admin, List<NewTopic> existing)
+            throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
+        if (existing.isEmpty()) {
+            return List.of();
+        }
+        List<String> names = existing.stream().map(NewTopic::name).toList();
+        Map<String, TopicDescription> described = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
+        List<ConfigResource> resources = names.stream().map(n -> new ConfigResource(ConfigResource.Type.TOPIC, n))
+                .toList();
+        Map<ConfigResource, Config> configs = admin.describeConfigs(resources).all().get(30, TimeUnit.SECONDS);
+        Map<String, NewPartitions> grow = new LinkedHashMap<>();
+        Map<ConfigResource, java.util.Collection<AlterConfigOp>> policies = new LinkedHashMap<>();
+        List<String> corrected = new ArrayList<>();
+        for (NewTopic topic : existing) {
+            int has = described.get(topic.name()).partitions().size();
+            if (has < topic.numPartitions()) {
+                grow.put(topic.name(), NewPartitions.increaseTo(topic.numPartitions()));
+                corrected.add(topic.name() + ": " + has + " -> " + topic.numPartitions() + " partitions");
+            }
+            ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic.name());
+            String wantedPolicy = topic.configs().get("cleanup.policy");
+            ConfigEntry policy = configs.get(resource).get("cleanup.policy");
+            if (wantedPolicy != null && (policy == null || !wantedPolicy.equals(policy.value()))) {
+                policies.put(resource, List.of(new AlterConfigOp(new ConfigEntry("cleanup.policy", wantedPolicy),
+                        AlterConfigOp.OpType.SET)));
+                corrected.add(topic.name() + ": cleanup.policy " + (policy == null ? "unset" : policy.value()) + " -> "
+                        + wantedPolicy);
+            }
+        }
+        if (!grow.isEmpty()) {
+            admin.createPartitions(grow).all().get(30, TimeUnit.SECONDS);
+        }
+        if (!policies.isEmpty()) {
+            admin.incrementalAlterConfigs(policies).all().get(30, TimeUnit.SECONDS);
+        }
+        return corrected;
+    }
+
     public static void main(String[] args) throws Exception {
         String bootstrap = args.length > 0 ? args[0] : "localhost:9092";
         Properties login = args.length > 1 ? KafkaAccess.clientConfig(java.nio.file.Path.of(args[1])) : new Properties();
-        List<String> created = ensureTopics(bootstrap, login);
+        Provisioned done = provision(bootstrap, login);
+        List<String> created = done.created();
         System.out.println(created.isEmpty()
                 ? "all " + Topics.all().size() * 2 + " topics already exist on " + bootstrap
                 : "created " + created.size() + " topics on " + bootstrap + ": " + String.join(", ", created));
+        if (!done.corrected().isEmpty()) {
+            System.out.println("corrected topics made with the broker's defaults: " + String.join("; ", done.corrected()));
+        }
     }
 }
