@@ -68,7 +68,8 @@ import picocli.CommandLine.Parameters;
                 GpucloudCli.Watch.class, GpucloudCli.Cancel.class, GpucloudCli.Nodes.class,
                 GpucloudCli.CapacityCommand.class, GpucloudCli.Usage.class, GpucloudCli.Cordon.class,
                 GpucloudCli.Drain.class, GpucloudCli.Undrain.class, Identity.Login.class, Identity.WhoAmI.class,
-                Identity.Logout.class, Identity.Issuer.class, AuditTrailCommand.class, InvoiceCommands.class})
+                Identity.Logout.class, Identity.Issuer.class, AuditTrailCommand.class, InvoiceCommands.class,
+                TraceCommand.class})
 public class GpucloudCli {
 
     @Option(names = "--scheduler", defaultValue = "${env:GPUCLOUD_SCHEDULER:-localhost:8081}",
@@ -139,6 +140,9 @@ public class GpucloudCli {
         }
         if (e instanceof AuditTrailCommand.BrokerProblem broker) {
             return broker.getMessage();
+        }
+        if (e instanceof TraceCommand.Problem trace) {
+            return trace.getMessage();
         }
         if (e instanceof BillingApi.Failure billing) {
             return billing.getMessage();

@@ -12,6 +12,8 @@ import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
 import dev.gpucloud.contracts.grpc.v1.JobSpec;
 import dev.gpucloud.contracts.grpc.v1.JobState;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
+import dev.gpucloud.contracts.tracing.JobTrace;
+import dev.gpucloud.contracts.tracing.LoggedSpan;
 import dev.gpucloud.identity.BearerToken;
 import io.grpc.ManagedChannel;
 import java.io.IOException;
@@ -118,6 +120,39 @@ class WalkingSkeletonIT {
             assertThat(line.get("seconds").asLong()).isGreaterThanOrEqualTo(60);
             assertThat(line.get("amountMicros").asLong()).isPositive();
         });
+
+        // the whole path is one trace: SubmitJob -> placement -> node.commands -> the agent's start ->
+        // allocation.events and usage.events -> billing's fold into the invoice line, each step a child of the last
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            JobTrace trace = JobTrace.of(LoggedSpan.read(RUN_DIR.resolve("traces")).spans(), id);
+            assertThat(trace.traceIds()).as(trace.render()).hasSize(1);
+            assertThat(trace.roots()).as(trace.render()).hasSize(1);
+            assertThat(trace.services()).contains("scheduler", "node-agent", "billing");
+            LoggedSpan fold = trace.spans().stream().filter(sp -> sp.name().equals("usage.events fold")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no usage.events fold span:\n" + trace.render()));
+            assertThat(ancestry(trace, fold)).as(trace.render()).containsSubsequence("usage.events fold",
+                    "usage.events publish", "node.commands START", "node.commands publish", "place job", "accept job",
+                    "gpucloud.v1.JobService/SubmitJob");
+            assertThat(trace.spans()).extracting(LoggedSpan::name).contains("allocation.events publish",
+                    "allocation.events STARTED apply", "job.events publish");
+        });
+        Path log = RUN_DIR.resolve("gpucloud.log");
+        long before = Files.size(log);
+        gpucloud("trace", id);
+        String shown = Files.readString(log).substring((int) before);
+        assertThat(shown).contains("trace ", "scheduler   gpucloud.v1.JobService/SubmitJob", "place job",
+                "node-agent  node.commands START", "billing     usage.events fold");
+    }
+
+    /** The names of a span and of its parents, up to the trace's root. */
+    static List<String> ancestry(JobTrace trace, LoggedSpan span) {
+        Map<String, LoggedSpan> byId = new java.util.HashMap<>();
+        trace.spans().forEach(s -> byId.put(s.spanId(), s));
+        List<String> names = new ArrayList<>();
+        for (LoggedSpan at = span; at != null; at = at.parentSpanId() == null ? null : byId.get(at.parentSpanId())) {
+            names.add(at.name());
+        }
+        return names;
     }
 
     @Test

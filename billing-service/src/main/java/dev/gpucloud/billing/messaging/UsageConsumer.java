@@ -15,9 +15,14 @@ import dev.gpucloud.contracts.events.Tenants;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.events.UsageEvent;
 import dev.gpucloud.contracts.kafka.EventRecords;
+import dev.gpucloud.contracts.kafka.TraceHeaders;
 import dev.gpucloud.contracts.logging.LogFields;
+import dev.gpucloud.contracts.tracing.Spans;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.Tracer;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
@@ -28,6 +33,8 @@ import io.vertx.pgclient.PgException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.time.Duration;
+import java.time.YearMonth;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -115,10 +122,12 @@ public class UsageConsumer {
     private final Counter applied;
     private final Counter redelivered;
     private final Counter unowned;
+    private final Tracer tracer;
 
     public UsageConsumer(FoldStore store, PriceCatalog catalog, BillingConfig config, MeterRegistry registry,
-            DeadLetters deadLetters, KafkaClientService kafka, Vertx vertx) {
+            DeadLetters deadLetters, KafkaClientService kafka, Vertx vertx, Tracer tracer) {
         this.store = store;
+        this.tracer = tracer;
         this.catalog = catalog;
         this.config = config;
         this.registry = registry;
@@ -249,7 +258,9 @@ public class UsageConsumer {
                     });
                     int folded = 0;
                     for (Decoded d : decoded) {
+                        Span span = foldSpan(d);
                         var refused = d.owned().fold().fold(d.envelope().event().id(), d.envelope().payload());
+                        Spans.end(span, refused.map(IllegalArgumentException::new).orElse(null));
                         if (refused.isPresent()) {
                             LOG.warnf("refused %s: %s", where(origin(d.record())), refused.get());
                             dead.add(new DeadLetter(d.record(), refused.get()));
@@ -276,6 +287,21 @@ public class UsageConsumer {
                     return full ? Uni.createFrom().completionStage(started).replaceWithVoid()
                             : Uni.createFrom().voidItem();
                 });
+    }
+
+    /**
+     * The span a traced usage record is folded in: the step of its job's trace where the usage becomes part of an
+     * invoice line (durable with the next snapshot, at most fold.snapshot-interval later).
+     */
+    private Span foldSpan(Decoded d) {
+        UsageEvent usage = d.envelope().payload();
+        Span span = Spans.childIfTraced(tracer, "usage.events fold", TraceHeaders.extract(d.record().headers()),
+                SpanKind.CONSUMER, LogFields.JOB_ID, usage.jobId(), LogFields.TENANT, usage.tenant(),
+                LogFields.ALLOCATION_ID, usage.allocationId(), "sku", usage.sku().code(),
+                "invoice.month", YearMonth.from(usage.from().atOffset(ZoneOffset.UTC)).toString());
+        span.setAttribute("units", usage.units());
+        span.setAttribute("seconds", Duration.between(usage.from(), usage.to()).toSeconds());
+        return span;
     }
 
     /**

@@ -30,6 +30,8 @@ public final class LogFields implements AutoCloseable {
     public static final String NODE_ID = "node_id";
     /** One worker's allocation of GPUs on a host. */
     public static final String ALLOCATION_ID = "allocation_id";
+    /** The trace the line's work is part of (docs/operations.md, "Traces"): {@code ./gpucloud trace JOB} shows it. */
+    public static final String TRACE_ID = "trace_id";
 
     private final Map<String, Object> before = new LinkedHashMap<>();
 

@@ -4,12 +4,19 @@ import dev.gpucloud.agent.runner.AllocationRunner;
 import dev.gpucloud.agent.runner.Reports;
 import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.contracts.events.NodeCommand;
+import dev.gpucloud.contracts.events.NodeCommandType;
 import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.kafka.EventRecords;
+import dev.gpucloud.contracts.kafka.TraceHeaders;
 import dev.gpucloud.contracts.logging.LogFields;
+import dev.gpucloud.contracts.tracing.Spans;
+import dev.gpucloud.contracts.tracing.Traceparent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.Tracer;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -36,10 +43,14 @@ public class CommandConsumer {
     private final HostReporter hosts;
     private final EpochFence fence;
     private final Counter staleEpoch;
+    private final AllocationTraces traces;
+    private final Tracer tracer;
 
     public CommandConsumer(AllocationRunner runner, EventPublisher publisher, HostReporter hosts, MeterRegistry registry,
-            dev.gpucloud.agent.config.AgentConfig config) {
+            dev.gpucloud.agent.config.AgentConfig config, AllocationTraces traces, Tracer tracer) {
         this.runner = runner;
+        this.traces = traces;
+        this.tracer = tracer;
         this.publisher = publisher;
         this.hosts = hosts;
         this.fence = new EpochFence(DurableOutbox.spoolDir(config).resolve("leader-epoch"),
@@ -80,23 +91,35 @@ public class CommandConsumer {
                     command.nodeId(), command.commandId(), command.epoch(), fence.highest());
             return Uni.createFrom().voidItem();
         }
+        // the command is carried out in a span of the job's trace, which the scheduler's record names as parent
+        Span span = Spans.childIfTraced(tracer, "node.commands " + command.type(), TraceHeaders.extract(record.headers()),
+                SpanKind.CONSUMER, LogFields.JOB_ID, command.jobId(), LogFields.TENANT, command.tenant(),
+                LogFields.NODE_ID, command.nodeId(), LogFields.ALLOCATION_ID, command.allocationId(),
+                "command", command.type().name());
+        String trace = Traceparent.of(span);
+        if (command.type() == NodeCommandType.START) {
+            traces.started(command.allocationId(), trace);
+        }
         Reports reports;
         try {
             reports = runner.handle(command);
         } catch (RuntimeException e) {
             try (LogFields fields = LogFields.of(LogFields.JOB_ID, command.jobId(), LogFields.TENANT, command.tenant(),
-                    LogFields.NODE_ID, command.nodeId(), LogFields.ALLOCATION_ID, command.allocationId())) {
+                    LogFields.NODE_ID, command.nodeId(), LogFields.ALLOCATION_ID, command.allocationId(),
+                    LogFields.TRACE_ID, Spans.traceId(span))) {
                 LOG.errorf(e, "command %s (%s %s) failed", command.commandId(), command.type(), command.allocationId());
             }
+            Spans.end(span, e);
             return Uni.createFrom().failure(e);
         }
-        if (reports.inventoryChanged().isEmpty()) {
-            return publisher.publish(reports);
+        Uni<Void> published = publisher.publish(reports, trace);
+        if (!reports.inventoryChanged().isEmpty()) {
+            // a START created or destroyed MIG instances: the scheduler and metrics see the new layout at once
+            published = published.call(() -> hosts.announce(reports.inventoryChanged())
+                    .onFailure().invoke(e -> LOG.warnf("changed inventory of %s not sent yet (the periodic one will):"
+                            + " %s", reports.inventoryChanged(), e.getMessage()))
+                    .onFailure().recoverWithNull());
         }
-        // a START created or destroyed MIG instances: the scheduler and metrics see the new layout at once
-        return publisher.publish(reports).call(() -> hosts.announce(reports.inventoryChanged())
-                .onFailure().invoke(e -> LOG.warnf("changed inventory of %s not sent yet (the periodic one will): %s",
-                        reports.inventoryChanged(), e.getMessage()))
-                .onFailure().recoverWithNull());
+        return published.onItemOrFailure().invoke((ok, failure) -> Spans.end(span, failure));
     }
 }

@@ -3,10 +3,18 @@ package dev.gpucloud.scheduler.service.engine;
 import dev.gpucloud.contracts.events.CloudEvent;
 import dev.gpucloud.contracts.events.EventCodec;
 import dev.gpucloud.contracts.events.Topic;
+import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.kafka.CloudEventHeaders;
+import dev.gpucloud.contracts.kafka.TraceHeaders;
+import dev.gpucloud.contracts.logging.LogFields;
+import dev.gpucloud.contracts.tracing.Spans;
+import dev.gpucloud.contracts.tracing.Traceparent;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.leader.LeaderState;
 import dev.gpucloud.scheduler.service.persistence.OutboxEntity;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.Tracer;
 import io.smallrye.mutiny.Uni;
 import io.quarkus.vertx.core.runtime.context.VertxContextSafetyToggle;
 import io.smallrye.common.vertx.VertxContext;
@@ -47,10 +55,12 @@ public class Outbox {
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicBoolean again = new AtomicBoolean();
     private final LeaderState leader;
+    private final Tracer tracer;
 
     public Outbox(@Channel("events-out") MutinyEmitter<ProducerRecord<String, byte[]>> emitter, SchedulerConfig config,
-            Mutiny.SessionFactory sessions, Vertx vertx, LeaderState leader) {
+            Mutiny.SessionFactory sessions, Vertx vertx, LeaderState leader, Tracer tracer) {
         this.emitter = emitter;
+        this.tracer = tracer;
         this.leader = leader;
         this.source = config.source();
         this.sessions = sessions;
@@ -79,6 +89,11 @@ public class Outbox {
 
     /** Adds a record to the session's transaction (node commands come stamped with their epoch). */
     public <T> Uni<Void> add(Mutiny.Session session, Topic<T> topic, String key, T payload) {
+        return add(session, topic, key, payload, null);
+    }
+
+    /** As {@link #add(Mutiny.Session, Topic, String, Object)}, published in the trace {@code traceparent} names. */
+    public <T> Uni<Void> add(Mutiny.Session session, Topic<T> topic, String key, T payload, String traceparent) {
         CloudEvent event = CloudEvent.create(topic.eventType(), source, Instant.now());
         OutboxEntity row = new OutboxEntity();
         row.topic = topic.name();
@@ -87,6 +102,7 @@ public class Outbox {
         row.ceId = event.id();
         row.ceType = event.type();
         row.ceTime = event.time();
+        row.traceparent = traceparent;
         return session.persist(row);
     }
 
@@ -120,15 +136,22 @@ public class Outbox {
             return Uni.createFrom().voidItem();
         }
         List<Uni<Void>> sends = new java.util.ArrayList<>(rows.size());
-        rows.forEach(row -> sends.add(emitter.send(toRecord(row))));
+        for (OutboxEntity row : rows) {
+            // a traced record is sent in a span of its own, whose context the record carries to its reader
+            Span span = Spans.childIfTraced(tracer, row.topic + " publish", Traceparent.parent(row.traceparent),
+                    SpanKind.PRODUCER, "messaging.system", "kafka", "messaging.destination.name", row.topic,
+                    row.topic.equals(Topics.NODE_COMMANDS.name()) ? LogFields.NODE_ID : LogFields.JOB_ID, row.recordKey);
+            sends.add(emitter.send(toRecord(row, span)).onItemOrFailure().invoke((ok, f) -> Spans.end(span, f)));
+        }
         return Uni.join().all(sends).andCollectFailures()
                 .onFailure().invoke(f -> LOG.warnf("outbox: publish failed, will retry: %s", f.getMessage()))
                 .replaceWithVoid();
     }
 
-    private ProducerRecord<String, byte[]> toRecord(OutboxEntity row) {
+    private ProducerRecord<String, byte[]> toRecord(OutboxEntity row, Span span) {
         ProducerRecord<String, byte[]> record = new ProducerRecord<>(row.topic, row.recordKey, row.payload);
         CloudEventHeaders.write(record.headers(), new CloudEvent(row.ceId, row.ceType, source, row.ceTime));
+        TraceHeaders.inject(io.opentelemetry.context.Context.root().with(span), record.headers());
         return record;
     }
 }

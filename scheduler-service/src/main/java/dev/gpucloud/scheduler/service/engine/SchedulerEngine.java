@@ -26,6 +26,8 @@ import dev.gpucloud.scheduler.service.leader.LeaderState;
 import dev.gpucloud.scheduler.service.leader.NotLeaderException;
 import dev.gpucloud.scheduler.service.persistence.HostCordonEntity;
 import dev.gpucloud.scheduler.spot.SpotPolicy;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
@@ -91,7 +93,7 @@ public class SchedulerEngine {
     private final AtomicBoolean passQueued = new AtomicBoolean();
 
     public SchedulerEngine(Mutiny.SessionFactory sessions, SerialExecutor serial, Outbox outbox, JobWatchers watchers,
-            SchedulerConfig config, LeaderState leader, EnrolmentKey enrolment, HostAgents agents) {
+            SchedulerConfig config, LeaderState leader, EnrolmentKey enrolment, HostAgents agents, Tracer tracer) {
         this.enrolment = enrolment;
         this.leader = leader;
         this.serial = serial;
@@ -103,11 +105,11 @@ public class SchedulerEngine {
                 .orElse(SecretSeal.NONE));
         this.memory = new Memory(config, rows);
         this.txs = new Transactions(sessions, serial, outbox, watchers, leader, config,
-                new Work.Tools(outbox, rows, memory, config, agents));
+                new Work.Tools(outbox, rows, memory, config, agents, tracer));
         this.allocationEvents = new AllocationEvents(rows, memory);
         PlacementFramework framework = new PlacementFramework(Profile.service(memory.fragmentation,
                 config.hostTimeout().toMillis(), config.xidQuarantine().toMillis(), config.feasibleHostsToScore()));
-        this.submissions = new Submissions(txs, memory, framework, config, leader, this::scheduleSoon);
+        this.submissions = new Submissions(txs, memory, framework, config, leader, this::scheduleSoon, tracer);
         this.turn = new SchedulingTurn(txs, memory, new SchedulingPass(framework,
                 config.defaultRuntimeEstimate().toSeconds()), rows, config, allocationEvents);
         this.reads = new StateReads(sessions, Memory.recentEnds(config));
@@ -283,7 +285,15 @@ public class SchedulerEngine {
      * no host of the fleet could ever run.
      */
     public Uni<Submitted> submit(String tenant, String clientRequestId, JobSpec spec) {
-        return submissions.submit(tenant, clientRequestId, spec);
+        return submit(tenant, clientRequestId, spec, Context.current());
+    }
+
+    /**
+     * As {@link #submit(String, String, JobSpec)}, the job's trace a child of {@code trace} (the SubmitJob call's
+     * span, a job.requests record's parent): every later span of the job continues it.
+     */
+    public Uni<Submitted> submit(String tenant, String clientRequestId, JobSpec spec, Context trace) {
+        return submissions.submit(tenant, clientRequestId, spec, trace);
     }
 
     /** Cancels a job that has not ended and stops its workers; an ended job is returned as it is. */

@@ -6,6 +6,9 @@ import static dev.gpucloud.scheduler.service.engine.JobRows.viewOf;
 import dev.gpucloud.contracts.events.EventCodec;
 import dev.gpucloud.contracts.events.JobSpec;
 import dev.gpucloud.contracts.events.JobState;
+import dev.gpucloud.contracts.logging.LogFields;
+import dev.gpucloud.contracts.tracing.Spans;
+import dev.gpucloud.contracts.tracing.Traceparent;
 import dev.gpucloud.scheduler.framework.PlacementFramework;
 import dev.gpucloud.scheduler.framework.PlacementRequest;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
@@ -13,6 +16,10 @@ import dev.gpucloud.scheduler.service.engine.SchedulerEngine.Submitted;
 import dev.gpucloud.scheduler.service.leader.LeaderState;
 import dev.gpucloud.scheduler.service.persistence.JobEntity;
 import dev.gpucloud.scheduler.state.Admission;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import java.time.Instant;
@@ -53,9 +60,11 @@ final class Submissions {
     /** Submissions waiting for their group commit; guarded by itself, as is {@link #submitTurnQueued}. */
     private final ArrayDeque<Submission> submissions = new ArrayDeque<>();
     private boolean submitTurnQueued;
+    private final Tracer tracer;
 
     Submissions(Transactions txs, Memory memory, PlacementFramework framework, SchedulerConfig config,
-            LeaderState leader, Supplier<Uni<Void>> scheduleSoon) {
+            LeaderState leader, Supplier<Uni<Void>> scheduleSoon, Tracer tracer) {
+        this.tracer = tracer;
         this.txs = txs;
         this.memory = memory;
         this.framework = framework;
@@ -64,16 +73,21 @@ final class Submissions {
         this.scheduleSoon = scheduleSoon;
     }
 
-    /** Accepts a job, or returns the job of an earlier request with the same id and spec, or refuses it. */
-    Uni<Submitted> submit(String tenant, String clientRequestId, JobSpec spec) {
+    /**
+     * Accepts a job, or returns the job of an earlier request with the same id and spec, or refuses it; in an
+     * "accept job" span, a child of {@code trace}, which the job's row keeps for its later spans.
+     */
+    Uni<Submitted> submit(String tenant, String clientRequestId, JobSpec spec, Context trace) {
         if (!leader.leads()) {
             return Uni.createFrom().failure(leader.notLeader());
         }
         String specJson = EventCodec.encodeToString(spec);
+        Span span = Spans.child(tracer, "accept job", trace, SpanKind.INTERNAL, LogFields.TENANT, tenant,
+                "client_request_id", clientRequestId);
         return Uni.createFrom().<Submitted>emitter(emitter -> {
                     boolean first;
                     synchronized (submissions) {
-                        submissions.add(new Submission(tenant, clientRequestId, spec, specJson, emitter));
+                        submissions.add(new Submission(tenant, clientRequestId, spec, specJson, emitter, span));
                         first = !submitTurnQueued;
                         submitTurnQueued = true;
                     }
@@ -81,12 +95,15 @@ final class Submissions {
                         queueSubmitTurn();
                     }
                 })
+                .invoke(submitted -> span.setAttribute(LogFields.JOB_ID, submitted.job().jobId())
+                        .setAttribute("duplicate", submitted.duplicate()))
+                .onItemOrFailure().invoke((submitted, failure) -> Spans.end(span, failure))
                 .call(submitted -> submitted.duplicate() ? Uni.createFrom().voidItem() : scheduleSoon.get());
     }
 
-    /** One submission waiting for the next group commit. */
+    /** One submission waiting for the next group commit, in its "accept job" span. */
     private record Submission(String tenant, String clientRequestId, JobSpec spec, String specJson,
-            UniEmitter<? super Submitted> emitter) {
+            UniEmitter<? super Submitted> emitter, Span span) {
     }
 
     private void queueSubmitTurn() {
@@ -202,8 +219,12 @@ final class Submissions {
         job.reason = "waiting for a placement";
         job.submittedAt = now;
         job.updatedAt = now;
-        LOG.infof("accepted %s (%s) for tenant %s: %d worker(s) x %s", job.id, sub.spec().name(), sub.tenant(),
-                sub.spec().workers(), shape(sub.spec()));
+        job.traceparent = Traceparent.of(sub.span());
+        try (LogFields fields = LogFields.of(LogFields.JOB_ID, job.id, LogFields.TENANT, job.tenant,
+                LogFields.TRACE_ID, Spans.traceId(sub.span()))) {
+            LOG.infof("accepted %s (%s) for tenant %s: %d worker(s) x %s", job.id, sub.spec().name(), sub.tenant(),
+                    sub.spec().workers(), shape(sub.spec()));
+        }
         return job;
     }
 

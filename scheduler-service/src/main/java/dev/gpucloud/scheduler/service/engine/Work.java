@@ -13,6 +13,9 @@ import dev.gpucloud.contracts.events.JobSpec;
 import dev.gpucloud.contracts.events.JobState;
 import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.Topics;
+import dev.gpucloud.contracts.logging.LogFields;
+import dev.gpucloud.contracts.tracing.Spans;
+import dev.gpucloud.contracts.tracing.Traceparent;
 import dev.gpucloud.scheduler.cluster.Assignment;
 import dev.gpucloud.scheduler.lifecycle.GangSettlement;
 import dev.gpucloud.scheduler.queue.PassResult;
@@ -24,6 +27,9 @@ import dev.gpucloud.scheduler.state.JobCommands;
 import dev.gpucloud.scheduler.state.JobRow;
 import dev.gpucloud.scheduler.state.NodeCommands;
 import dev.gpucloud.scheduler.state.WorkerCommands;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.Tracer;
 import io.smallrye.mutiny.Uni;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,7 +55,7 @@ final class Work {
      * What every transaction shares: the outbox, the row mapping, memory, the settings, and the hosts' agents that
      * STARTs' secrets are sealed for.
      */
-    record Tools(Outbox outbox, JobRows rows, Memory memory, SchedulerConfig config, HostAgents agents) {
+    record Tools(Outbox outbox, JobRows rows, Memory memory, SchedulerConfig config, HostAgents agents, Tracer tracer) {
     }
 
     private final Tools tools;
@@ -131,8 +137,13 @@ final class Work {
      * the outbox row nor the record on node.commands holds them in the clear where an enrolment key is configured.
      */
     Uni<Void> command(NodeCommand command) {
+        return command(command, null);
+    }
+
+    /** As {@link #command(NodeCommand)}, published in the trace {@code traceparent} names (null: in none). */
+    Uni<Void> command(NodeCommand command, String traceparent) {
         return tools.outbox().add(session, Topics.NODE_COMMANDS, command.nodeId(),
-                tools.agents().sealed(command.withEpoch(epoch)));
+                tools.agents().sealed(command.withEpoch(epoch)), traceparent);
     }
 
     /**
@@ -152,7 +163,7 @@ final class Work {
         Uni<Void> chain = Uni.createFrom().voidItem();
         for (NodeCommand c : NodeCommands.toWorkers(row, outcome.checkpointBy() > 0 ? checkpointDir(job, spec) : null,
                 outcome, rowsOf(allocs), Instant.now())) {
-            chain = chain.call(() -> command(c));
+            chain = chain.call(() -> command(c, job.traceparent));
         }
         if (outcome.effect() == JobCommands.Effect.STORE) {
             return chain.invoke(() -> changes.job(tools.rows().jobRecord(job, spec, allocs)));
@@ -167,11 +178,15 @@ final class Work {
      * named in the event); {@code spec} may be null only for an ended job.
      */
     Uni<Void> announce(JobEntity job, JobSpec spec, List<AllocationEntity> allocs) {
+        return announce(job, spec, allocs, job.traceparent);
+    }
+
+    private Uni<Void> announce(JobEntity job, JobSpec spec, List<AllocationEntity> allocs, String traceparent) {
         changes.job(tools.rows().jobRecord(job, spec, allocs));
         JobEvent event = new JobEvent(job.id, job.tenant, job.state, job.reason, job.updatedAt, placementOf(allocs),
                 job.resumeFrom);
         changes.events.add(event);
-        return tools.outbox().add(session, Topics.JOB_EVENTS, job.id, event);
+        return tools.outbox().add(session, Topics.JOB_EVENTS, job.id, event, traceparent);
     }
 
     /** What a placed job whose stored spec cannot be read becomes: FAILED, so it holds up nobody's work. */
@@ -224,7 +239,7 @@ final class Work {
             }
             return job(a.jobId)
                     .call(job -> command(NodeCommands.stop(rowOf(a), job == null ? "" : job.tenant, why,
-                            Instant.now())))
+                            Instant.now()), job == null ? null : job.traceparent))
                     .chain(() -> ended(allocationId, true, null, why));
         });
     }
@@ -263,7 +278,10 @@ final class Work {
         });
     }
 
-    /** Persists one placed job: its allocations, START commands and its SCHEDULED event. */
+    /**
+     * Persists one placed job: its allocations, START commands and its SCHEDULED event, all in a "place job" span
+     * of the job's trace, which its STARTs and event are published under.
+     */
     Uni<Void> bind(JobEntity job, PassResult.Placed placed) {
         JobSpec spec = specOf(job);
         JobRow row = tools.rows().rowOf(job, spec);
@@ -273,17 +291,28 @@ final class Work {
         store(row, job);
         job.capacity = placed.job().request().capacity() == spec.capacity() ? null : placed.job().request().capacity();
         workers.forEach(w -> changes.allocation(w.record(job.tenant)));
-        LOG.infof("placed %s of tenant %s (attempt %d): %s", job.id, job.tenant, job.attempt,
-                WorkerCommands.where(assignments));
+        Span span = Spans.child(tools.tracer(), "place job", Traceparent.parent(job.traceparent), SpanKind.INTERNAL,
+                LogFields.JOB_ID, job.id, LogFields.TENANT, job.tenant,
+                LogFields.NODE_ID, String.join(",", workers.stream().map(AllocationRow::nodeId).distinct().toList()));
+        span.setAttribute("attempt", job.attempt);
+        span.setAttribute("workers", workers.size());
+        span.setAttribute("backfilled", placed.backfilled());
+        String traceparent = Traceparent.of(span);
+        try (LogFields fields = LogFields.of(LogFields.JOB_ID, job.id, LogFields.TENANT, job.tenant,
+                LogFields.TRACE_ID, Spans.traceId(span))) {
+            LOG.infof("placed %s of tenant %s (attempt %d): %s", job.id, job.tenant, job.attempt,
+                    WorkerCommands.where(assignments));
+        }
         List<AllocationEntity> entities = workers.stream().map(JobRows::entityOf).toList();
         String master = NodeCommands.master(tools.memory().fleet, workers.get(0));
         Uni<Void> chain = session.persistAll(entities.toArray());
         for (AllocationRow w : workers) {
             NodeCommand start = NodeCommands.start(row, spec, checkpointDir(job, spec), w, master, startBy(w.nodeId()),
                     false, now);
-            chain = chain.call(() -> command(start));
+            chain = chain.call(() -> command(start, traceparent));
         }
-        return chain.call(() -> announce(job, spec, entities));
+        return chain.call(() -> announce(job, spec, entities, traceparent))
+                .onItemOrFailure().invoke((ignored, failure) -> Spans.end(span, failure));
     }
 
     String checkpointDir(JobEntity job, JobSpec spec) {

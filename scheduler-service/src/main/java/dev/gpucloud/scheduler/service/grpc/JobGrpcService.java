@@ -59,7 +59,8 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
             }
             // every limit is checked here, before anything is persisted: what is stored always reads back
             JobSpec spec = ProtoMapper.toSpec(request.getSpec()).requireDeadlineAhead(Instant.now());
-            return engine.submit(tenant, requestId, spec)
+            // the call's own span (quarkus-opentelemetry's) is the parent of the job's whole trace
+            return engine.submit(tenant, requestId, spec, io.opentelemetry.context.Context.current())
                     .map(s -> SubmitJobResponse.newBuilder().setJob(ProtoMapper.toProto(s.job()))
                             .setDuplicate(s.duplicate()).build());
         });

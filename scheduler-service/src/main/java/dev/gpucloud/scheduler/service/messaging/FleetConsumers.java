@@ -14,11 +14,17 @@ import dev.gpucloud.contracts.events.Topics;
 import dev.gpucloud.contracts.kafka.CloudEventHeaders;
 import dev.gpucloud.contracts.kafka.Enrolment;
 import dev.gpucloud.contracts.kafka.EventRecords;
+import dev.gpucloud.contracts.kafka.TraceHeaders;
 import dev.gpucloud.contracts.limits.Check;
+import dev.gpucloud.contracts.logging.LogFields;
+import dev.gpucloud.contracts.tracing.Spans;
 import dev.gpucloud.scheduler.service.config.EnrolmentKey;
 import dev.gpucloud.scheduler.service.engine.HostAgents;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import dev.gpucloud.scheduler.service.leader.NotLeaderException;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.Tracer;
 import io.smallrye.mutiny.Uni;
 import java.time.Instant;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -52,11 +58,13 @@ public class FleetConsumers {
     /** Checks agents' records where an enrolment key is configured; null without one. */
     private final Enrolment.Verifier enrolment;
     private final HostAgents agents;
+    private final Tracer tracer;
 
     public FleetConsumers(SchedulerEngine engine,
             @Channel("events-out") MutinyEmitter<ProducerRecord<String, byte[]>> out, EnrolmentKey key,
-            HostAgents agents) {
+            HostAgents agents, Tracer tracer) {
         this.engine = engine;
+        this.tracer = tracer;
         this.out = out;
         this.enrolment = key.verifier();
         this.agents = agents;
@@ -149,6 +157,7 @@ public class FleetConsumers {
         List<AllocationEvent> events = new ArrayList<>(records.size());
         List<ConsumerRecord<String, byte[]>> sources = new ArrayList<>(records.size());
         List<ProducerRecord<String, byte[]>> dead = new ArrayList<>();
+        List<Span> spans = new ArrayList<>(records.size());
         for (ConsumerRecord<String, byte[]> record : records) {
             try {
                 Envelope<AllocationEvent> e = read(Topics.ALLOCATION_EVENTS, record);
@@ -158,6 +167,10 @@ public class FleetConsumers {
                 requireKey(Topics.ALLOCATION_EVENTS.name(), e, e.payload().jobId());
                 events.add(e.payload());
                 sources.add(record);
+                AllocationEvent event = e.payload();
+                spans.add(Spans.childIfTraced(tracer, "allocation.events " + event.type() + " apply",
+                        TraceHeaders.extract(record.headers()), SpanKind.CONSUMER, LogFields.JOB_ID, event.jobId(),
+                        LogFields.NODE_ID, event.nodeId(), LogFields.ALLOCATION_ID, event.allocationId()));
             } catch (MalformedEventException | IllegalArgumentException e) {
                 dead.add(deadLetter(record, e.getMessage()));
             }
@@ -178,7 +191,11 @@ public class FleetConsumers {
                         "could not apply %d allocation events (%s); retrying", events.size(), f.toString()))
                 .onFailure(FleetConsumers::isTransient).retry().withBackOff(Duration.ofMillis(200), Duration.ofSeconds(10))
                 .indefinitely();
-        return sendAll(dead).chain(() -> applied).flatMap(failed -> {
+        return sendAll(dead).chain(() -> applied).invoke(failed -> {
+            for (int i = 0; i < spans.size(); i++) {
+                Spans.end(spans.get(i), failed.get(i));
+            }
+        }).flatMap(failed -> {
             List<ProducerRecord<String, byte[]>> refused = new ArrayList<>();
             failed.forEach((index, failure) -> refused.add(deadLetter(sources.get(index),
                     failure.getMessage() == null ? failure.toString() : failure.getMessage())));
@@ -243,7 +260,8 @@ public class FleetConsumers {
                 throw new MalformedEventException(Topics.JOB_REQUESTS.name() + ": record has no value");
             }
             requireKey(Topics.JOB_REQUESTS.name(), e, request.tenant());
-            return engine.submit(request.tenant(), request.clientRequestId(), request.spec())
+            return engine.submit(request.tenant(), request.clientRequestId(), request.spec(),
+                            TraceHeaders.extract(record.headers()))
                     .invoke(s -> LOG.infof("job.requests %s/%s -> %s%s", request.tenant(), request.clientRequestId(),
                             s.job().jobId(), s.duplicate() ? " (repeat)" : ""))
                     .replaceWithVoid();

@@ -49,6 +49,8 @@ public class JobEntity {
     public long attainedGpuSeconds;
     @Column(name = "requeued_at")
     public Instant requeuedAt;
+    /** The W3C traceparent of the span that accepted the job: what its later spans continue. Null: untraced. */
+    public String traceparent;
     /** The capacity the next placement asks for, when it differs from the spec's (spot fallback). */
     @Enumerated(EnumType.STRING)
     public CapacityPreference capacity;

@@ -29,4 +29,6 @@ public class OutboxEntity {
     public String ceType;
     @Column(name = "ce_time")
     public Instant ceTime;
+    /** The span the record is published under, as a W3C traceparent; null for a record outside any job's trace. */
+    public String traceparent;
 }
