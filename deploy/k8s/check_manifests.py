@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Checks rendered manifests (kubectl kustomize output on stdin) for the mistakes a schema check
-would not catch and those it would, without a cluster: no offline Kubernetes schema validator is
-available here (kubectl --dry-run=client needs the API server's OpenAPI document).
+"""Checks rendered manifests (kubectl kustomize output on stdin) for the mistakes a schema check would not
+catch, without a cluster: what the objects mean together (references, TLS, logins, NetworkPolicies). Whether
+each object is well formed (no unknown field, right types, required fields) is check_schemas.py's part, against
+the schemas vendored in deploy/schemas; deploy/check.sh runs both.
 
     kubectl kustomize deploy/k8s/overlays/dev | python3 deploy/k8s/check_manifests.py dev
     kubectl kustomize deploy/k8s/overlays/prod | python3 deploy/k8s/check_manifests.py prod \
