@@ -2,10 +2,11 @@
 # Checks everything under deploy/ that is not Java, as CI runs it (.ci/run):
 #   1. Prometheus: `promtool check config` (with the alert rules) and `promtool test rules`;
 #   2. Grafana: the dashboards' JSON is what deploy/grafana/dashboards.py writes;
-#   3. Kubernetes: every overlay and example renders with plain kustomize (kubectl's), and every overlay passes
-#      deploy/k8s/check_manifests.py (no offline schema validator exists here: kubectl's
-#      --dry-run=client needs an API server, so structure, references and the security the
-#      manifests carry are checked instead); check_manifests_test.py shows that check catching
+#   3. Kubernetes: every overlay and example renders with plain kustomize (kubectl's); every object of each
+#      validates against the schemas vendored in deploy/schemas (deploy/k8s/check_schemas.py: unknown fields,
+#      wrong types, missing required fields, kinds with no schema; offline, as kubectl's validation needs an API
+#      server), and every overlay passes deploy/k8s/check_manifests.py (structure, references and the security
+#      the manifests carry); check_schemas_test.py and check_manifests_test.py show those checks catching
 #      careless edits of the dev overlay;
 #   4. the real-Prometheus panel check (deploy/grafana/check-panels.sh): every panel query returns data.
 # Installs what is missing (Debian's prometheus package for promtool and prometheus). Needs the
@@ -58,6 +59,7 @@ for overlay in deploy/k8s/overlays/*/; do
   "${KUSTOMIZE[@]}" "$overlay" >"$tmp/$name.yaml"
   # an overlay whose Secrets are made out of band lists them (overlays/prod: docs/kubernetes.md)
   out_of_band=(); [ -f "$overlay/secrets-made-out-of-band.yaml" ] && out_of_band=("$overlay/secrets-made-out-of-band.yaml")
+  python3 deploy/k8s/check_schemas.py "$name" <"$tmp/$name.yaml"
   python3 deploy/k8s/check_manifests.py "$name" "${out_of_band[@]}" <"$tmp/$name.yaml"
 done
 # the PrometheusRule is the alert rules file's (one copy, deploy/k8s/prometheus_rule.py writes it)
@@ -69,7 +71,9 @@ fi
 # the examples render on their own (no overlay includes them)
 for example in deploy/k8s/examples/*/; do
   "${KUSTOMIZE[@]}" "$example" >"$tmp/example-$(basename "$example").yaml"
+  python3 deploy/k8s/check_schemas.py "example $(basename "$example")" <"$tmp/example-$(basename "$example").yaml"
 done
+python3 deploy/k8s/check_schemas_test.py <"$tmp/dev.yaml"
 python3 deploy/k8s/check_manifests_test.py <"$tmp/dev.yaml"
 
 say "4/4 grafana panels against a real Prometheus"

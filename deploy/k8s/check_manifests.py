@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Checks rendered manifests (kubectl kustomize output on stdin) for the mistakes a schema check
-would not catch and those it would, without a cluster: no offline Kubernetes schema validator is
-available here (kubectl --dry-run=client needs the API server's OpenAPI document).
+"""Checks rendered manifests (kubectl kustomize output on stdin) for the mistakes a schema check would not
+catch, without a cluster: what the objects mean together (references, TLS, logins, NetworkPolicies). Whether
+each object is well formed (no unknown field, right types, required fields) is check_schemas.py's part, against
+the schemas vendored in deploy/schemas; deploy/check.sh runs both.
 
     kubectl kustomize deploy/k8s/overlays/dev | python3 deploy/k8s/check_manifests.py dev
     kubectl kustomize deploy/k8s/overlays/prod | python3 deploy/k8s/check_manifests.py prod \
@@ -36,7 +37,8 @@ Checks:
     kafkausers.kafka.strimzi.io and secrets, and nothing more (no other verb, resource or ClusterRole).
   PostgreSQL: every workload that has a database logs in as a role of its own, from a basic-auth Secret
     whose username is a role the Cluster manages, with verify-full TLS against the mounted CloudNativePG CA;
-    the Cluster refuses plaintext (hostnossl reject) and its roles are not superusers.
+    the Cluster refuses plaintext (hostnossl reject) and its roles are not superusers; it backs up to an object
+    store whose credentials Secret exists with the keys named, and a ScheduledBackup takes its base backups.
   OIDC: GPUCLOUD_OIDC_URL comes from a Secret.
   Prometheus Operator: every ServiceMonitor selects rendered Services, each scraped once (every non-headless
     Service of a workload is), over https at /q/metrics on a port of the Service, with a CA and a scrape token
@@ -552,6 +554,15 @@ def main(name, out_of_band_file=None):
             if sname in secret_values and secret_values[sname].get("username") != role:
                 errors.append(f"{where}: Secret {sname} is for {secret_values[sname].get('username')}, not role {role}")
             db_roles[sname] = role
+        store = p["spec"].get("backup", {}).get("barmanObjectStore")
+        if not store:
+            errors.append(f"{where}: no backup.barmanObjectStore: its data would have no copy outside the cluster")
+        for cred in ("accessKeyId", "secretAccessKey"):
+            ref = (store or {}).get("s3Credentials", {}).get(cred)
+            if ref:
+                secret_ref(f"{where} backup {cred}", ref["name"], ref["key"])
+        if store and not any(b["spec"]["cluster"]["name"] == pname for b in by_kind.get("ScheduledBackup", {}).values()):
+            errors.append(f"{where}: no ScheduledBackup takes its base backups")
         hba = [line.split() for line in p["spec"].get("postgresql", {}).get("pg_hba", [])]
         if not hba or hba[0][:1] != ["hostnossl"] or hba[0][-1] != "reject":
             errors.append(f"{where}: pg_hba must begin with `hostnossl all all all reject`: CloudNativePG's own last line takes plaintext")

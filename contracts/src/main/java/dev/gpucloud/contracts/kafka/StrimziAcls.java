@@ -18,8 +18,11 @@ import org.apache.kafka.common.resource.ResourceType;
  */
 public final class StrimziAcls {
 
-    /** The Strimzi API version of a KafkaUser (kafka.strimzi.io/v1beta2, what the manifests use). */
-    public static final String API_VERSION = "kafka.strimzi.io/v1beta2";
+    /**
+     * The Strimzi API version of every KafkaUser and KafkaTopic gpucloud writes: v1 (Strimzi 0.49 and later), whose
+     * ACL rules take a list of {@code operations} only (v1beta2's single {@code operation} is gone).
+     */
+    public static final String API_VERSION = "kafka.strimzi.io/v1";
 
     private StrimziAcls() {
     }

@@ -66,6 +66,17 @@ class KafkaUserManifestTest {
     }
 
     @Test
+    void every_user_is_strimzi_v1_whose_rules_list_their_operations() {
+        // v1 (Strimzi 0.49 and later) requires each ACL rule's `operations` list and has no single `operation`
+        String yaml = render();
+        assertThat(yaml.lines().filter(l -> l.startsWith("apiVersion:")))
+                .isNotEmpty().allMatch(l -> l.equals("apiVersion: kafka.strimzi.io/v1"));
+        assertThat(yaml).doesNotContain("operation:");
+        assertThat(yaml.lines().filter(l -> l.contains("- resource:")).count())
+                .isEqualTo(yaml.lines().filter(l -> l.trim().startsWith("operations: [")).count());
+    }
+
+    @Test
     void no_node_agent_login_is_shared_every_agent_gets_its_own_at_enrolment() {
         // the scheduler makes KafkaUser agent-ID per enrolled node (AgentKafkaUsers), from the same table
         assertThat(USERS.keySet()).noneMatch(user -> user.role() == KafkaAccess.Role.AGENT);

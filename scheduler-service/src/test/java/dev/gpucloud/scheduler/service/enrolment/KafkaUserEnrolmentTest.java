@@ -51,7 +51,7 @@ import org.junit.jupiter.api.Test;
 class KafkaUserEnrolmentTest {
 
     static final String SECRETS = "/api/v1/namespaces/gpucloud/secrets";
-    static final String USERS = "/apis/kafka.strimzi.io/v1beta2/namespaces/gpucloud/kafkausers";
+    static final String USERS = "/apis/kafka.strimzi.io/v1/namespaces/gpucloud/kafkausers";
 
     /** The cluster: its issuer, the enrolment key, and its API server where the KafkaUsers are made. */
     public static class Cluster implements QuarkusTestResourceLifecycleManager {
@@ -148,7 +148,7 @@ class KafkaUserEnrolmentTest {
         // the KafkaUser: SCRAM with the password from that Secret, exactly KafkaAccess's ACLs for agent:gpu-node-21
         JsonObject user = api.requests("POST", USERS).get(0).body();
         assertThat(api.requests("POST", USERS)).hasSize(1).allMatch(r -> r.path().equals(USERS));
-        assertThat(user.getString("apiVersion")).isEqualTo("kafka.strimzi.io/v1beta2");
+        assertThat(user.getString("apiVersion")).isEqualTo("kafka.strimzi.io/v1");
         assertThat(user.getString("kind")).isEqualTo("KafkaUser");
         assertThat(user.getJsonObject("metadata").getString("name")).isEqualTo("agent-gpu-node-21");
         assertThat(user.getJsonObject("metadata").getJsonObject("labels").getString("strimzi.io/cluster"))
