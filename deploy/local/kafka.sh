@@ -44,7 +44,7 @@ login_config() { [ "$(security)" = sasl ] && echo "$ADMIN_CONFIG" || true; }
 # admin_login: the broker's admin, who logs in with SASL/PLAIN and is its only super user; the password is
 # made once and kept with the broker's data, readable by its owner only.
 admin_login() {
-  mkdir -p "$AUTH"; chmod 700 "$AUTH"
+  private_dir "$AUTH"
   if [ ! -s "$AUTH/admin.password" ]; then
     local random; random="$(head -c 512 /dev/urandom | LC_ALL=C tr -dc 'A-HJ-NP-Za-km-z2-9')"
     (umask 077; printf '%s\n' "${random:0:32}" >"$AUTH/admin.password")

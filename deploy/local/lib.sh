@@ -41,6 +41,10 @@ stop_pid() {
   say "  stopped $name (pid $pid)"
 }
 
+# private_dir DIR: makes DIR readable by its owner only, when it makes it; one that exists keeps its mode (under
+# GPUCLOUD_RUNTIME=podman, a folder the services' containers are let into: gpucloud's share_with_container).
+private_dir() { [ -d "$1" ] || { mkdir -p "$1" && chmod 700 "$1"; }; }
+
 # secret FILE: a random 32-character password kept in FILE (mode 600), made once.
 secret() {
   if [ ! -s "$1" ]; then

@@ -93,7 +93,7 @@ own_database() {
   local db="$1" role="$1" exists owner
   [[ "$db" =~ ^[a-z_][a-z0-9_]{0,62}$ ]] \
     || die "a service database needs a name of lower-case letters, digits and '_' (it names its role too), was '$db'"
-  mkdir -p "$AUTH_DIR"; chmod 700 "$AUTH_DIR"
+  private_dir "$AUTH_DIR"
   exists="$(superuser_sql "select 1 from pg_roles where rolname = '$role'")"
   if [ "$exists" != "1" ]; then
     superuser_sql "create role $role login nosuperuser nocreatedb nocreaterole" >/dev/null
@@ -167,7 +167,7 @@ start_embedded() {
   if [ "$PG_SECURITY" = tls ]; then
     # TLS with a certificate from the stack's CA, and a superuser password
     bash "$ROOT/deploy/local/tls.sh" server postgres
-    mkdir -p "$AUTH_DIR"; chmod 700 "$AUTH_DIR"
+    private_dir "$AUTH_DIR"
     secret "$AUTH_DIR/postgres.password" >/dev/null
     secured=("$RUN/tls" "$AUTH_DIR")
   fi

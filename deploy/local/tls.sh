@@ -13,7 +13,7 @@ CA_DAYS=3650
 SERVER_DAYS=397   # what public CAs may issue at most, so nothing learns to expect longer
 
 ca() {
-  mkdir -p "$TLS"; chmod 700 "$TLS"
+  private_dir "$TLS"
   [ -s "$TLS/ca.pem" ] && [ -s "$TLS/ca.p12" ] && return 0
   local pass; pass="$(secret "$TLS/ca.pass")"
   rm -f "$TLS/ca.p12" "$TLS/ca.pem"
