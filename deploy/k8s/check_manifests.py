@@ -39,6 +39,9 @@ Checks:
     whose username is a role the Cluster manages, with verify-full TLS against the mounted CloudNativePG CA;
     the Cluster refuses plaintext (hostnossl reject) and its roles are not superusers; it backs up to an object
     store whose credentials Secret exists with the keys named, and a ScheduledBackup takes its base backups.
+    A database gpucloud does not run (components/external-postgres): PGHOST, PGPORT and the CA come from one
+    Secret (made out of band), TLS is still verify-full, no Cluster is rendered that nothing uses, and the
+    workload's NetworkPolicy lets it reach port 5432 outside the cluster (an ipBlock).
   OIDC: GPUCLOUD_OIDC_URL comes from a Secret.
   Prometheus Operator: every ServiceMonitor selects rendered Services, each scraped once (every non-headless
     Service of a workload is), over https at /q/metrics on a port of the Service, with a CA and a scrape token
@@ -368,7 +371,16 @@ def main(name, out_of_band_file=None):
                         errors.append(f"{cwhere}: {key} must be {want}, is {value(key)}")
                 host = value("PGHOST") or ""
                 cluster = host.split(".")[0].removesuffix("-rw")
-                if cluster not in pg_clusters or not host.split(".")[0].endswith("-rw"):
+                address = env.get("PGHOST", ())
+                if address[:1] == ("secret",):
+                    # a database gpucloud does not run: its address and CA from one Secret made out of band
+                    use["db_external"] = address[1]
+                    if env.get("PGPORT", ())[:2] != ("secret", address[1]):
+                        errors.append(f"{cwhere}: PGPORT must come from Secret {address[1]}, as PGHOST does")
+                    ca = mounted("GPUCLOUD_DB_CA", "the database's CA")
+                    if ca and ca[0] != address[1]:
+                        errors.append(f"{cwhere}: GPUCLOUD_DB_CA must come from Secret {address[1]}, as PGHOST does, is {ca[1]} of {ca[0]}")
+                elif cluster not in pg_clusters or not host.split(".")[0].endswith("-rw"):
                     errors.append(f"{cwhere}: PGHOST {host} must be a rendered CloudNativePG cluster's -rw Service")
                 else:
                     use["db_cluster"] = cluster
@@ -567,7 +579,7 @@ def main(name, out_of_band_file=None):
         if not hba or hba[0][:1] != ["hostnossl"] or hba[0][-1] != "reject":
             errors.append(f"{where}: pg_hba must begin with `hostnossl all all all reject`: CloudNativePG's own last line takes plaintext")
     for wname, use in uses.items():
-        if use.get("db_secret") and use["db_secret"] not in db_roles:
+        if use.get("db_secret") and not use.get("db_external") and use["db_secret"] not in db_roles:
             errors.append(f"{wname}: its database login {use['db_secret']} is not a role Cluster manages")
 
     # ---- structure of the rest
@@ -643,8 +655,11 @@ def main(name, out_of_band_file=None):
             errors.append(f"KafkaTopic {tname}: label strimzi.io/cluster missing")
         if t["spec"].get("partitions", 0) < 1:
             errors.append(f"KafkaTopic {tname}: partitions must be at least 1")
-    if not pg_clusters:
+    if not pg_clusters and not any(u.get("db_external") for u in uses.values()):
         errors.append("no CloudNativePG Cluster rendered")
+    for pname in pg_clusters:
+        if not any(u.get("db_cluster") == pname for u in uses.values()):
+            errors.append(f"Cluster {pname}: no workload uses it (with a database elsewhere, components/external-postgres removes it)")
 
     # ---- NetworkPolicies
     errors += check_network_policies(policies, workloads, uses, namespace)
@@ -796,6 +811,11 @@ def check_network_policies(policies, workloads, uses, namespace):
                 for p in egress for rule in p["spec"].get("egress") or []):
             errors.append(f"{where}: no NetworkPolicy lets it reach its OIDC provider (port {use['oidc_port']})")
         outside = {("TCP", use["oidc_port"])} if use.get("oidc_port") else set()
+        if use.get("db_external"):
+            outside.add(("TCP", 5432))
+            if not any(any(x.get("ipBlock") for x in rule.get("to") or []) and port_in(rule, 5432)
+                       for p in egress for rule in p["spec"].get("egress") or []):
+                errors.append(f"{where}: no NetworkPolicy lets it reach its database outside the cluster (5432)")
         if use.get("enrolment_issuer_port"):
             outside |= {("TCP", 443), ("TCP", 6443), ("TCP", use["enrolment_issuer_port"])}
             if not any(any(x.get("ipBlock") for x in rule.get("to") or []) and port_in(rule, use["enrolment_issuer_port"])

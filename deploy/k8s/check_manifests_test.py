@@ -246,6 +246,47 @@ OUT_OF_BAND_CASES = [
 ]
 
 
+def external_db(docs):
+    """The dev overlay as components/external-postgres makes it: no CloudNativePG, the database's address and CA
+    from Secret gpucloud-db-external (rendered here, as dev renders its placeholders), egress to it by ipBlock."""
+    drop(docs, lambda d: (d["kind"], d["metadata"]["name"]) in {("Cluster", "gpucloud-db"),
+         ("ScheduledBackup", "gpucloud-db-nightly"), ("NetworkPolicy", "postgres-cluster")})
+    namespace = find(docs, "Deployment", "scheduler-service")["metadata"]["namespace"]
+    docs.append({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "gpucloud-db-external", "namespace": namespace},
+                 "stringData": {"host": "db.example.net", "port": "5432", "ca.crt": "-----BEGIN CERTIFICATE-----"}})
+    data = find(docs, "ConfigMap", "gpucloud-config")["data"]
+    data.pop("PGHOST")
+    data.pop("PGPORT")
+    for workload in ("scheduler-service", "billing-service"):
+        for key, skey in (("PGHOST", "host"), ("PGPORT", "port")):
+            container(docs, workload)["env"].append(
+                {"name": key, "valueFrom": {"secretKeyRef": {"name": "gpucloud-db-external", "key": skey}}})
+        pod(docs, workload)["volumes"][volume_index(docs, workload, "db-ca")]["secret"]["secretName"] = "gpucloud-db-external"
+        policy(docs, workload)["egress"][1]["to"] = [{"ipBlock": {"cidr": "0.0.0.0/0"}}]
+    return docs
+
+
+# A database gpucloud does not run: the dev overlay in external_db's form, broken one way at a time.
+EXTERNAL_DB_CASES = [
+    ("the external database's port from elsewhere than its address",
+     lambda d: env(d, "billing-service", "PGPORT")["valueFrom"]["secretKeyRef"].update(name="gpucloud-db-billing", key="username"),
+     "PGPORT must come from Secret gpucloud-db-external, as PGHOST does"),
+    ("the external database's CA from another Secret",
+     lambda d: pod(d, "scheduler-service")["volumes"][volume_index(d, "scheduler-service", "db-ca")]["secret"].update(secretName="gpucloud-db-scheduler", items=[{"key": "password", "path": "ca.crt"}]),
+     "GPUCLOUD_DB_CA must come from Secret gpucloud-db-external"),
+    ("no egress to the external database",
+     lambda d: policy(d, "billing-service")["egress"].pop(1),
+     "no NetworkPolicy lets it reach its database outside the cluster (5432)"),
+    ("the CloudNativePG Cluster left in, used by nobody",
+     lambda d: d.append({"apiVersion": "postgresql.cnpg.io/v1", "kind": "Cluster", "metadata": {"name": "gpucloud-db"},
+                         "spec": {"postgresql": {"pg_hba": ["hostnossl all all all reject"]}, "backup": {}}}),
+     "Cluster gpucloud-db: no workload uses it"),
+    ("the external database without TLS",
+     lambda d: container(d, "scheduler-service")["env"].append({"name": "GPUCLOUD_DB_SSL_MODE", "value": "disable"}),
+     "GPUCLOUD_DB_SSL_MODE must be verify-full"),
+]
+
+
 def run(docs, out_of_band=None):
     """Runs check_manifests.py on docs, with the out-of-band list's text (written to a file) when given."""
     text = yaml.safe_dump_all(docs, sort_keys=False)
@@ -283,7 +324,19 @@ def main():
     if run(without_oidc, f"{oidc_name}: [url, audience]\n").returncode != 0:
         failures += 1
         print("  FAIL check_manifests_test: the OIDC Secret listed as made out of band must pass")
-    total = len(CASES) + len(OUT_OF_BAND_CASES) + 1
+    external = external_db(copy.deepcopy(docs))
+    result = run(external)
+    if result.returncode != 0:
+        failures += 1
+        print(f"  FAIL check_manifests_test: the overlay with an external database must pass:\n{result.stdout}")
+    for what, edit, words in EXTERNAL_DB_CASES:
+        broken = copy.deepcopy(external)
+        edit(broken)
+        result = run(broken)
+        if result.returncode == 0 or words not in result.stdout:
+            failures += 1
+            print(f"  FAIL check_manifests_test: {what}: expected a failure saying '{words}', got:\n{result.stdout}{result.stderr}")
+    total = len(CASES) + len(OUT_OF_BAND_CASES) + 1 + 1 + len(EXTERNAL_DB_CASES)
     print(f"  check_manifests_test: {total - failures} of {total} careless edits caught")
     return 1 if failures else 0
 
