@@ -13,13 +13,15 @@ mvnw() { "$ROOT/mvnw" -B -q "$@"; }
 # port_open HOST PORT: true when something accepts TCP connections there.
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null && exec 3>&- 3<&-; }
 
-# wait_for DESCRIPTION SECONDS COMMAND...: polls COMMAND once a second, printing dots.
+# wait_for DESCRIPTION SECONDS COMMAND...: polls COMMAND once a second, printing dots. With WAIT_PID_FILE set, it
+# gives up at once when the process that file names has ended (a service that failed to start).
 wait_for() {
   local what="$1" secs="$2"; shift 2
   local i=0
   printf '  waiting for %s ' "$what" >&2
   until "$@" >/dev/null 2>&1; do
     i=$((i + 1))
+    if [ -n "${WAIT_PID_FILE:-}" ] && ! pid_alive "$WAIT_PID_FILE"; then printf ' it exited after %ss\n' "$i" >&2; return 1; fi
     if [ "$i" -ge "$secs" ]; then printf ' gave up after %ss\n' "$secs" >&2; return 1; fi
     printf '.' >&2; sleep 1
   done
