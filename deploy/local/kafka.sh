@@ -139,6 +139,16 @@ provision() {
     provision "$BOOTSTRAP" "$ADMIN_CONFIG" "$AUTH" "$@" >&2
 }
 
+# setup-external BOOTSTRAP ADMIN_CONFIG OUT_DIR [--replication-factor N] [--acls-only] [--namespace NS]: a broker
+# gpucloud does not run, made ready for deploy/k8s's components/external-kafka (BrokerSetup; docs/kubernetes.md).
+setup_external() {
+  [ "$#" -ge 3 ] || die "usage: gpucloud kafka setup-external BOOTSTRAP ADMIN_CONFIG OUT_DIR [--replication-factor N] [--acls-only] [--namespace NS]"
+  local jar; jar="$(contracts_jar)"
+  [ -n "$jar" ] || die "contracts jar not built: ./mvnw -pl contracts package"
+  assemble >&2
+  java -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$jar:$LIB/*" dev.gpucloud.contracts.kafka.BrokerSetup "$@"
+}
+
 # survey: the cluster id of a broker that was already running and the hosts its gpu.inventory describes.
 survey() {
   local jar; jar="$(contracts_jar)"
@@ -257,6 +267,7 @@ case "${1:-}" in
   status) if pid_alive "$PID"; then echo "kafka running (pid $(cat "$PID")) on $BOOTSTRAP"; else echo "kafka not running"; exit 1; fi ;;
   topics) ensure_topics ;;
   provision) shift; provision "$@" ;;
+  setup-external) shift; setup_external "$@" ;;
   impersonate) shift; impersonate "$@" ;;
   security) security ;;
   probe) shift; probe "$@" ;;

@@ -246,6 +246,64 @@ class KafkaAclIT {
         assertThat(Enrolment.Credential.read(AUTH.resolve("agent-a2.enrolment")).hosts()).containsExactly("a2");
     }
 
+    /**
+     * components/external-kafka: a broker gpucloud does not run, made ready by `gpucloud kafka setup-external` (here
+     * this test's broker, with its admin's login): the node agents share one login, which may do what an agent
+     * does in any agent's group and nothing more, and the operator is told the Secrets to make.
+     */
+    @Test
+    void a_broker_made_ready_for_the_cluster_gives_the_agents_one_login_that_does_what_an_agent_does() throws Exception {
+        // into the folder the other tests' logins are in: a run again keeps the passwords it made
+        String said = kafkaShOutput(0, "setup-external", bootstrap, AUTH.resolve("admin.properties").toString(),
+                AUTH.toString(), "--namespace", "gpucloud");
+        assertThat(said).contains("logins and ACLs for scheduler, billing, metrics, auditor, node-agents")
+                .contains("kubectl -n gpucloud create secret generic node-agents --from-file=password="
+                        + AUTH.resolve("k8s/node-agents.password"))
+                .contains("kubectl -n gpucloud create secret generic gpucloud-kafka-external --from-literal=bootstrap="
+                        + bootstrap + " --from-file=ca.crt=");
+        assertThat(Files.readString(AUTH.resolve("k8s/node-agents.password")))
+                .isEqualTo(Files.readString(AUTH.resolve("node-agents.password")).strip()).doesNotContain("\n");
+        Properties shared = login("node-agents");
+        for (Topic<?> topic : Topics.all()) {
+            for (String name : List.of(topic.name(), topic.deadLetterTopic())) {
+                Outcome expected = WRITES.get("agent-a1").contains(name) ? Outcome.ALLOWED : Outcome.NOT_AUTHORIZED;
+                assertThat(AccessProbe.write(bootstrap, shared, name)).as("node-agents write " + name).isEqualTo(expected);
+            }
+        }
+        assertThat(consumeAs(shared, "node-agent-gpu-host-7")).as("an agent's group").isNull();
+        assertThat(consumeAs(shared, "scheduler-service")).as("the scheduler's group")
+                .isInstanceOf(GroupAuthorizationException.class);
+        // the services' logins made before still work: the setup kept their passwords
+        assertThat(AccessProbe.write(bootstrap, login("billing"), Topics.AUDIT_EVENTS.name())).isEqualTo(Outcome.ALLOWED);
+        // bad input: named, nothing made
+        assertThat(kafkaShOutput(2, "setup-external", bootstrap, "/nonexistent/admin.properties", AUTH.toString()))
+                .contains("cannot read the admin's client settings /nonexistent/admin.properties");
+        assertThat(kafkaShOutput(2, "setup-external", bootstrap, AUTH.resolve("admin.properties").toString(),
+                AUTH.toString(), "--replication-factor", "none")).contains("--replication-factor must be a whole number");
+        assertThat(kafkaShOutput(1, "setup-external", bootstrap, AUTH.resolve("agent-a1.properties").toString(),
+                RUN_DIR.resolve("not-an-admin").toString())).contains("refused or did not answer");
+    }
+
+    /** Consumes node.commands in {@code group} as {@code login}: null where the broker let it, else what it threw. */
+    static Exception consumeAs(Properties login, String group) {
+        Properties props = new Properties();
+        props.putAll(login);
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
+                new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(Topics.NODE_COMMANDS.name()));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (consumer.assignment().isEmpty() && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(500));
+            }
+            return consumer.assignment().isEmpty() ? new IllegalStateException("no partitions in 20 s") : null;
+        } catch (Exception e) {
+            return e;
+        }
+    }
+
     @Test
     void a_principal_name_that_is_no_agent_id_is_refused_before_anything_is_provisioned() throws Exception {
         assertThat(kafkaShExit("provision", "agent:../a1")).isNotZero();
@@ -298,6 +356,17 @@ class KafkaAclIT {
             throw new IllegalStateException("kafka.sh " + String.join(" ", args) + " did not finish in 3 minutes");
         }
         return process.exitValue();
+    }
+
+    /** Runs kafka.sh, expecting {@code exit}; what it printed. */
+    static String kafkaShOutput(int exit, String... args) throws Exception {
+        Path log = RUN_DIR.resolve("kafka-sh.log");
+        long from = Files.exists(log) ? Files.size(log) : 0;
+        int got = kafkaShExit(args);
+        byte[] all = Files.readAllBytes(log);
+        String said = new String(all, (int) from, all.length - (int) from, java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(got).as("kafka.sh " + String.join(" ", args) + " said:\n" + said).isEqualTo(exit);
+        return said;
     }
 
     static int freePort() throws IOException {

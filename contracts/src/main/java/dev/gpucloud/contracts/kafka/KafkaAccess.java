@@ -42,9 +42,14 @@ import org.apache.kafka.common.resource.ResourceType;
  * StandardAuthorizer; only its admin (SASL/PLAIN, the broker's own login) is a super user.
  *
  * <p>Run as {@code java ... KafkaAccess provision BOOTSTRAP ADMIN_CONFIG AUTH_DIR PRINCIPAL...}, where a
- * principal is {@code scheduler}, {@code billing}, {@code metrics}, {@code auditor} or {@code agent:AGENT_ID}:
- * each gets a password (kept in AUTH_DIR/NAME.password, readable by its owner only, made once), its SCRAM
- * credential on the broker, and its ACLs.
+ * principal is {@code scheduler}, {@code billing}, {@code metrics}, {@code auditor}, {@code agent:AGENT_ID} or
+ * {@code node-agents}: each gets a password (kept in AUTH_DIR/NAME.password, readable by its owner only, made
+ * once), its SCRAM credential on the broker, and its ACLs.
+ *
+ * <p>{@code node-agents} is one login for every agent, for a broker gpucloud does not run on Kubernetes
+ * (components/external-kafka), where nothing makes each node's KafkaUser at its enrolment: it may do what an agent
+ * does, in any group {@code node-agent-*}. What an agent may say about hosts stays its enrolment's, as everywhere:
+ * the readers refuse a record about a host its signature does not cover.
  */
 public final class KafkaAccess {
 
@@ -98,10 +103,16 @@ public final class KafkaAccess {
         }
     }
 
-    /** A client's identity on the broker: its user name and role, and for one agent its id (which names its group). */
+    /** The one login of every agent where the broker is not Strimzi's (see the class's words). */
+    public static final String SHARED_AGENTS = "node-agents";
+
+    /**
+     * A client's identity on the broker: its user name and role, and for one agent its id (which names its group);
+     * the agents' shared login has none.
+     */
     public record Principal(String name, Role role, String agentId) {
 
-        /** Parses {@code scheduler}, {@code billing}, {@code metrics} or {@code agent:AGENT_ID}. */
+        /** Parses {@code scheduler}, {@code billing}, {@code metrics}, {@code agent:AGENT_ID} or {@code node-agents}. */
         public static Principal parse(String spec) {
             if (spec.startsWith("agent:")) {
                 String id = spec.substring("agent:".length());
@@ -116,8 +127,9 @@ public final class KafkaAccess {
                 case "billing" -> new Principal("billing", Role.BILLING, null);
                 case "metrics" -> new Principal("metrics", Role.METRICS, null);
                 case "auditor" -> new Principal("auditor", Role.AUDITOR, null);
+                case SHARED_AGENTS -> new Principal(SHARED_AGENTS, Role.AGENT, null);
                 default -> throw new IllegalArgumentException("unknown principal '" + Clip.of(spec)
-                        + "': scheduler, billing, metrics, auditor or agent:AGENT_ID");
+                        + "': scheduler, billing, metrics, auditor, agent:AGENT_ID or " + SHARED_AGENTS);
             };
         }
 
@@ -152,6 +164,9 @@ public final class KafkaAccess {
         }
         if (role == Role.AUDITOR) {
             // reads with assigned partitions and commits nothing: no group
+        } else if (role == Role.AGENT && principal.agentId() == null) {
+            // every agent's login: whichever agent it is, its group is node-agent-ITS_ID
+            acls.add(allow(principal, ResourceType.GROUP, role.groupPrefix, PatternType.PREFIXED, AclOperation.READ));
         } else if (role == Role.AGENT) {
             // an agent's group is its own: node-agent-AGENT_ID, as node-agent's commands-in channel names it
             acls.add(allow(principal, ResourceType.GROUP, role.groupPrefix + principal.agentId(), PatternType.LITERAL,
@@ -336,11 +351,11 @@ public final class KafkaAccess {
             String spec = args[i];
             int eq = spec.indexOf('=');
             Principal principal = Principal.parse(eq < 0 ? spec : spec.substring(0, eq));
-            if (eq >= 0 && principal.role() != Role.AGENT) {
+            if (eq >= 0 && principal.agentId() == null) {
                 throw new IllegalArgumentException("only an agent is enrolled for hosts: " + Clip.of(spec));
             }
             principals.add(principal);
-            if (principal.role() == Role.AGENT) {
+            if (principal.agentId() != null) {
                 enrolments.put(principal.agentId(), Enrolment.hosts(eq < 0 ? principal.agentId() : spec.substring(eq + 1)));
             }
         }
@@ -353,6 +368,11 @@ public final class KafkaAccess {
         enrol(Path.of(args[3]), enrolments);
         System.out.println("kafka principals with their ACLs: "
                 + String.join(", ", principals.stream().map(Principal::name).toList()));
+    }
+
+    /** A value quoted back in an error message, cut short and without control characters. */
+    static String clip(String value) {
+        return Clip.of(value);
     }
 
     /** Quotes a value back in an error message without letting it run on. */

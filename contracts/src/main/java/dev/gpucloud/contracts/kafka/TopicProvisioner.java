@@ -25,8 +25,10 @@ import org.apache.kafka.common.config.ConfigResource;
  * partitions or another cleanup policy than declared (a topic a consumer's request auto-created with the broker's
  * defaults before it was provisioned): partitions are added, never removed, and the policy is set; nothing else of an
  * existing topic is touched.
- * Run as {@code java ... TopicProvisioner localhost:9092 [CLIENT_CONFIG]}, the file giving the admin's login
- * where the broker asks for one.
+ * Run as {@code java ... TopicProvisioner localhost:9092 [CLIENT_CONFIG] [--replication-factor N]}, the file giving
+ * the admin's login where the broker asks for one; new topics are replicated N times (1 unless given), and with
+ * more than one copy a write waits for all but one of them ({@code min.insync.replicas} N-1, as Strimzi's
+ * KafkaTopics of deploy/k8s have it for 3). An existing topic's replication is not changed.
  */
 public final class TopicProvisioner {
 
@@ -36,11 +38,20 @@ public final class TopicProvisioner {
     /** The topics as Kafka's admin API wants them, with the given replication factor. */
     public static List<NewTopic> newTopics(short replicationFactor) {
         List<NewTopic> topics = new ArrayList<>();
+        if (replicationFactor < 1) {
+            throw new IllegalArgumentException("a replication factor is at least 1, not " + replicationFactor);
+        }
+        Map<String, String> durability = replicationFactor > 1
+                ? Map.of("min.insync.replicas", String.valueOf(replicationFactor - 1)) : Map.of();
         for (Topic<?> topic : Topics.all()) {
-            topics.add(new NewTopic(topic.name(), topic.partitions(), replicationFactor)
-                    .configs(Map.of("cleanup.policy", topic.cleanup().policy)));
+            Map<String, String> configs = new LinkedHashMap<>(durability);
+            configs.put("cleanup.policy", topic.cleanup().policy);
+            topics.add(new NewTopic(topic.name(), topic.partitions(), replicationFactor).configs(configs));
+            Map<String, String> dead = new LinkedHashMap<>(durability);
+            dead.put("cleanup.policy", "delete");
+            dead.put("retention.ms", String.valueOf(30L * 24 * 3600 * 1000));
             topics.add(new NewTopic(topic.deadLetterTopic(), Topics.DEAD_LETTER_PARTITIONS, replicationFactor)
-                    .configs(Map.of("cleanup.policy", "delete", "retention.ms", String.valueOf(30L * 24 * 3600 * 1000))));
+                    .configs(dead));
         }
         return topics;
     }
@@ -63,6 +74,13 @@ public final class TopicProvisioner {
     /** Creates what is missing and corrects what exists with too few partitions or another cleanup policy. */
     public static Provisioned provision(String bootstrapServers, Properties login)
             throws InterruptedException, ExecutionException {
+        return provision(bootstrapServers, login, (short) 1);
+    }
+
+    /** As {@link #provision(String, Properties)}, a topic it creates replicated {@code replicationFactor} times. */
+    public static Provisioned provision(String bootstrapServers, Properties login, short replicationFactor)
+            throws InterruptedException, ExecutionException {
+        List<NewTopic> wanted = newTopics(replicationFactor);
         Properties props = new Properties();
         props.putAll(login);
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -70,7 +88,6 @@ public final class TopicProvisioner {
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
         try (Admin admin = Admin.create(props)) {
             Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
-            List<NewTopic> wanted = newTopics((short) 1);
             List<NewTopic> missing = wanted.stream()
                     .filter(t -> !existing.contains(t.name()))
                     .toList();
@@ -130,15 +147,40 @@ public final class TopicProvisioner {
     }
 
     public static void main(String[] args) throws Exception {
-        String bootstrap = args.length > 0 ? args[0] : "localhost:9092";
-        Properties login = args.length > 1 ? KafkaAccess.clientConfig(java.nio.file.Path.of(args[1])) : new Properties();
-        Provisioned done = provision(bootstrap, login);
+        List<String> rest = new ArrayList<>(List.of(args));
+        short replication = replicationOption(rest);
+        String bootstrap = rest.size() > 0 ? rest.get(0) : "localhost:9092";
+        Properties login = rest.size() > 1 ? KafkaAccess.clientConfig(java.nio.file.Path.of(rest.get(1))) : new Properties();
+        Provisioned done = provision(bootstrap, login, replication);
         List<String> created = done.created();
         System.out.println(created.isEmpty()
                 ? "all " + Topics.all().size() * 2 + " topics already exist on " + bootstrap
                 : "created " + created.size() + " topics on " + bootstrap + ": " + String.join(", ", created));
         if (!done.corrected().isEmpty()) {
             System.out.println("corrected topics made with the broker's defaults: " + String.join("; ", done.corrected()));
+        }
+    }
+
+    /** Takes {@code --replication-factor N} out of {@code args} (1 where it is not there). */
+    static short replicationOption(List<String> args) {
+        int at = args.indexOf("--replication-factor");
+        if (at < 0) {
+            return 1;
+        }
+        if (at + 1 >= args.size()) {
+            throw new IllegalArgumentException("--replication-factor needs a number");
+        }
+        String value = args.remove(at + 1);
+        args.remove(at);
+        try {
+            short n = Short.parseShort(value);
+            if (n < 1) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--replication-factor must be a whole number from 1, not '"
+                    + (value.length() > 20 ? value.substring(0, 20) + "..." : value) + "'");
         }
     }
 }

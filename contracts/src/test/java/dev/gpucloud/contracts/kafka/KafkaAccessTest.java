@@ -25,7 +25,7 @@ class KafkaAccessTest {
         assertThat(Principal.parse("scheduler").role()).isEqualTo(Role.SCHEDULER);
         assertThat(Principal.parse("agent:rack-7.host_1")).isEqualTo(new Principal("agent-rack-7.host_1", Role.AGENT,
                 "rack-7.host_1"));
-        for (String bad : List.of("admin", "", "agent:", "agent:../x", "agent:-x", "agent:a b", "agent:a*",
+        for (String bad : List.of("admin", "", "agent:", "agent:../x", "node-agent", "agent:node-agents/x", "agent:-x", "agent:a b", "agent:a*",
                 "agent:" + "x".repeat(64), "User:scheduler")) {
             assertThatThrownBy(() -> Principal.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("'");
@@ -42,6 +42,47 @@ class KafkaAccessTest {
         assertThat(names(acls, ResourceType.GROUP, AclOperation.READ)).containsExactly("node-agent-a1");
         assertThat(acls).allMatch(b -> b.pattern().patternType() == PatternType.LITERAL);
         assertThat(acls).allMatch(b -> b.entry().principal().equals("User:agent-a1"));
+    }
+
+    @Test
+    void the_agents_shared_login_does_what_one_agent_does_in_any_agents_group_and_nothing_more() {
+        Principal shared = Principal.parse(KafkaAccess.SHARED_AGENTS);
+        assertThat(shared).isEqualTo(new Principal("node-agents", Role.AGENT, null));
+        List<AclBinding> acls = KafkaAccess.bindings(shared);
+        List<AclBinding> one = KafkaAccess.bindings(Principal.parse("agent:a1"));
+        assertThat(names(acls, ResourceType.TOPIC, AclOperation.WRITE))
+                .containsExactlyInAnyOrderElementsOf(names(one, ResourceType.TOPIC, AclOperation.WRITE));
+        assertThat(names(acls, ResourceType.TOPIC, AclOperation.READ)).containsExactly("node.commands");
+        assertThat(acls.stream().filter(b -> b.pattern().resourceType() == ResourceType.GROUP).toList())
+                .singleElement().satisfies(b -> {
+                    assertThat(b.pattern().name()).isEqualTo("node-agent-");
+                    assertThat(b.pattern().patternType()).isEqualTo(PatternType.PREFIXED);
+                    assertThat(b.entry().operation()).isEqualTo(AclOperation.READ);
+                });
+        assertThat(acls).noneMatch(b -> b.pattern().resourceType() == ResourceType.TOPIC
+                && b.pattern().patternType() != PatternType.LITERAL);
+        assertThat(acls).allMatch(b -> b.entry().principal().equals("User:node-agents"));
+    }
+
+    @Test
+    void topics_for_a_replicated_broker_wait_for_all_copies_but_one_and_a_bad_factor_is_named() {
+        assertThat(TopicProvisioner.newTopics((short) 3)).allSatisfy(t -> {
+            assertThat(t.replicationFactor()).isEqualTo((short) 3);
+            assertThat(t.configs()).containsEntry("min.insync.replicas", "2").containsKey("cleanup.policy");
+        });
+        assertThat(TopicProvisioner.newTopics((short) 1)).allSatisfy(t ->
+                assertThat(t.configs()).doesNotContainKey("min.insync.replicas"));
+        List<String> args = new java.util.ArrayList<>(List.of("b:9093", "--replication-factor", "3", "admin.props"));
+        assertThat(TopicProvisioner.replicationOption(args)).isEqualTo((short) 3);
+        assertThat(args).containsExactly("b:9093", "admin.props");
+        assertThat(TopicProvisioner.replicationOption(new java.util.ArrayList<>(List.of("b:9093")))).isEqualTo((short) 1);
+        for (String bad : List.of("0", "-1", "three", "99999")) {
+            assertThatThrownBy(() -> TopicProvisioner.replicationOption(
+                    new java.util.ArrayList<>(List.of("--replication-factor", bad)))).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'" + bad + "'");
+        }
+        assertThatThrownBy(() -> TopicProvisioner.replicationOption(
+                new java.util.ArrayList<>(List.of("--replication-factor")))).hasMessageContaining("needs a number");
     }
 
     @Test
