@@ -42,6 +42,11 @@ Checks:
     A database gpucloud does not run (components/external-postgres): PGHOST, PGPORT and the CA come from one
     Secret (made out of band), TLS is still verify-full, no Cluster is rendered that nothing uses, and the
     workload's NetworkPolicy lets it reach port 5432 outside the cluster (an ipBlock).
+  A broker gpucloud does not run (components/external-kafka): every workload takes the brokers' address and CA
+    from one Secret (made out of band) and logs in as its own login from the Secret of that name, every node agent
+    as node-agents; the scheduler makes no KafkaUsers and may not; nothing of Strimzi's is rendered (no Kafka,
+    KafkaNodePool, KafkaTopic, KafkaUser); no workload reaches Strimzi's brokers while others go elsewhere; each
+    workload's NetworkPolicy lets it reach port 9093 outside the cluster (an ipBlock).
   OIDC: GPUCLOUD_OIDC_URL comes from a Secret.
   Prometheus Operator: every ServiceMonitor selects rendered Services, each scraped once (every non-headless
     Service of a workload is), over https at /q/metrics on a port of the Service, with a CA and a scrape token
@@ -70,8 +75,11 @@ import yaml
 
 # The API's front doors: the only workloads anything may reach (users' clients, ingress controllers).
 FRONT_DOORS = {"scheduler-service", "billing-service"}
-# The TLS listener Strimzi's clients use (docs/security.md, "Kubernetes").
+# The TLS listener Strimzi's clients use (docs/security.md, "Kubernetes"), and the port components/external-kafka
+# lets the workloads reach outside the cluster.
 KAFKA_TLS_PORT = 9093
+# The node agents' one login on a broker gpucloud does not run (contracts KafkaAccess.SHARED_AGENTS).
+SHARED_AGENTS = "node-agents"
 PROBES = ("startupProbe", "livenessProbe", "readinessProbe")
 
 
@@ -337,7 +345,27 @@ def main(name, out_of_band_file=None):
                 if value("GPUCLOUD_KAFKA_SECURITY_PROTOCOL") != "SASL_SSL":
                     errors.append(f"{cwhere}: GPUCLOUD_KAFKA_SECURITY_PROTOCOL must be SASL_SSL, is {value('GPUCLOUD_KAFKA_SECURITY_PROTOCOL')}")
                 user = value("GPUCLOUD_KAFKA_USER")
-                if value("GPUCLOUD_ENROLMENT_URL"):
+                boot = env.get("KAFKA_BOOTSTRAP_SERVERS", ())
+                use["kafka_strimzi"] = boot[:1] != ("secret",)
+                if boot[:1] == ("secret",):
+                    # a broker gpucloud does not run: its address and CA from one Secret made out of band, and a
+                    # login made with `gpucloud kafka setup-external` (the agents' shared one for an agent)
+                    use["kafka_external"] = boot[1]
+                    trust = mounted("GPUCLOUD_KAFKA_TRUSTSTORE", "the brokers' CA")
+                    if trust and trust[0] != boot[1]:
+                        errors.append(f"{cwhere}: GPUCLOUD_KAFKA_TRUSTSTORE must come from Secret {boot[1]}, as KAFKA_BOOTSTRAP_SERVERS does, is {trust[1]} of {trust[0]}")
+                    agent = bool(value("GPUCLOUD_ENROLMENT_URL"))
+                    if not user:
+                        errors.append(f"{cwhere}: no GPUCLOUD_KAFKA_USER: a broker gpucloud does not run makes no login at enrolment"
+                                      + (f"; the agents log in as {SHARED_AGENTS}" if agent else ""))
+                    elif agent and user != SHARED_AGENTS:
+                        errors.append(f"{cwhere}: GPUCLOUD_KAFKA_USER is {user}, but every agent logs in as {SHARED_AGENTS}, the one login with an agent's ACLs in any agent's group")
+                    elif not agent and user == SHARED_AGENTS:
+                        errors.append(f"{cwhere}: GPUCLOUD_KAFKA_USER {SHARED_AGENTS} is the node agents' login, not a service's")
+                    elif env.get("GPUCLOUD_KAFKA_PASSWORD", ())[:3] != ("secret", user, "password"):
+                        errors.append(f"{cwhere}: GPUCLOUD_KAFKA_PASSWORD must come from Secret {user} key password, {user}'s login")
+                    use["kafka_user"] = user
+                elif value("GPUCLOUD_ENROLMENT_URL"):
                     # an agent that enrols logs in as the KafkaUser the scheduler makes for its node: a login in
                     # a DaemonSet's manifest would be every node's; its cluster is the one the scheduler makes users of
                     for key in ("GPUCLOUD_KAFKA_USER", "GPUCLOUD_KAFKA_PASSWORD"):
@@ -483,6 +511,8 @@ def main(name, out_of_band_file=None):
             errors.append(f"{where}: its service account {use['service_account']} is not rendered")
         elif use["automount"] is not False and account.get("automountServiceAccountToken") is not False:
             errors.append(f"{where}: mounts a token for the Kubernetes API it does not use (automountServiceAccountToken: false)")
+        if use.get("kafka_external") and minter.get("kafka_users_namespace"):
+            errors.append(f"{minters[0]}: makes a KafkaUser for each agent it enrols (GPUCLOUD_ENROLMENT_KAFKA_USERS_NAMESPACE), but {wname} logs in to a broker gpucloud does not run")
         if use.get("kafka_transport"):
             # its Kafka login is the KafkaUser the minter makes for its node, of the cluster it names
             if minter.get("kafka_users_namespace") not in ("$(POD_NAMESPACE)", workloads[minters[0]]["metadata"].get("namespace")):
@@ -499,6 +529,22 @@ def main(name, out_of_band_file=None):
                 errors.append(f"{reader}: reads the agents' records but has no GPUCLOUD_ENROLMENT_KEY: it would take them unsigned")
         if len({k for k in keys.values() if k}) > 1:
             errors.append(f"the enrolment key differs between workloads: {keys}")
+
+    # ---- one broker: Strimzi's, or one gpucloud does not run, for every workload; nothing left of the other
+    elsewhere = {u["kafka_external"] for u in uses.values() if u.get("kafka_external")}
+    strimzi = {w for w, u in uses.items() if u.get("kafka_strimzi")}
+    if len(elsewhere) > 1:
+        errors.append(f"the workloads take the broker's address from different Secrets: {', '.join(sorted(elsewhere))}")
+    if elsewhere and strimzi:
+        errors.append(f"{', '.join(sorted(strimzi))} reach Strimzi's brokers, the rest a broker gpucloud does not run: one broker for all")
+    if elsewhere and not strimzi:
+        for kind in ("Kafka", "KafkaNodePool", "KafkaTopic", "KafkaUser"):
+            for rname in by_kind.get(kind, {}):
+                errors.append(f"{kind} {rname}: rendered, but every workload reaches a broker gpucloud does not run (components/external-kafka removes it)")
+        for kind in ("Role", "ClusterRole"):
+            for rname, r in by_kind.get(kind, {}).items():
+                if any("kafkausers" in (rule.get("resources") or []) for rule in r.get("rules") or []):
+                    errors.append(f"{kind} {rname}: grants rights on KafkaUsers, which nothing makes with a broker gpucloud does not run")
 
     # ---- custom resources
     for uname, u in kafka_users.items():
@@ -793,7 +839,7 @@ def check_network_policies(policies, workloads, uses, namespace):
         needs = [("DNS", dns_labels, dns_ns, 53, "UDP"), ("DNS", dns_labels, dns_ns, 53, "TCP")]
         broker = {"strimzi.io/cluster": use.get("kafka_cluster"), "strimzi.io/kind": "Kafka"}
         database = {"cnpg.io/cluster": use.get("db_cluster"), "cnpg.io/podRole": "instance"}
-        if use.get("kafka_user"):
+        if use.get("kafka_user") and not use.get("kafka_external"):
             needs.append(("the Kafka brokers", broker, own_ns, KAFKA_TLS_PORT, "TCP"))
             if not admits(broker, "Ingress", labels, own_ns, KAFKA_TLS_PORT):
                 errors.append(f"{where}: no NetworkPolicy lets it into the Kafka brokers' pods on {KAFKA_TLS_PORT}")
@@ -816,6 +862,11 @@ def check_network_policies(policies, workloads, uses, namespace):
             if not any(any(x.get("ipBlock") for x in rule.get("to") or []) and port_in(rule, 5432)
                        for p in egress for rule in p["spec"].get("egress") or []):
                 errors.append(f"{where}: no NetworkPolicy lets it reach its database outside the cluster (5432)")
+        if use.get("kafka_external"):
+            outside.add(("TCP", KAFKA_TLS_PORT))
+            if not any(any(x.get("ipBlock") for x in rule.get("to") or []) and port_in(rule, KAFKA_TLS_PORT)
+                       for p in egress for rule in p["spec"].get("egress") or []):
+                errors.append(f"{where}: no NetworkPolicy lets it reach its broker outside the cluster ({KAFKA_TLS_PORT})")
         if use.get("enrolment_issuer_port"):
             outside |= {("TCP", 443), ("TCP", 6443), ("TCP", use["enrolment_issuer_port"])}
             if not any(any(x.get("ipBlock") for x in rule.get("to") or []) and port_in(rule, use["enrolment_issuer_port"])

@@ -287,6 +287,69 @@ EXTERNAL_DB_CASES = [
 ]
 
 
+KAFKA_WORKLOADS = ("scheduler-service", "billing-service", "metrics-service", "node-agent")
+STRIMZI_KINDS = {"Kafka", "KafkaNodePool", "KafkaTopic", "KafkaUser"}
+
+
+def external_kafka(docs):
+    """The dev overlay as components/external-kafka makes it: nothing of Strimzi's, the brokers' address and CA from
+    Secret gpucloud-kafka-external and each login's password from its Secret (rendered here, as dev renders its
+    placeholders), the agents as node-agents, egress to the brokers by ipBlock."""
+    drop(docs, lambda d: d["kind"] in STRIMZI_KINDS or (d["kind"], d["metadata"]["name"]) in {
+         ("NetworkPolicy", "kafka-cluster"), ("Role", "scheduler-kafka-users"), ("RoleBinding", "scheduler-kafka-users")})
+    namespace = find(docs, "Deployment", "scheduler-service")["metadata"]["namespace"]
+    secrets = {"gpucloud-kafka-external": {"bootstrap": "kafka.example.net:9093", "ca.crt": "-----BEGIN CERTIFICATE-----"}}
+    secrets.update({user: {"password": "p" * 32} for user in ("scheduler", "billing", "metrics", "node-agents")})
+    for name, data in secrets.items():
+        docs.append({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name, "namespace": namespace},
+                     "stringData": data})
+    find(docs, "ConfigMap", "gpucloud-config")["data"].pop("KAFKA_BOOTSTRAP_SERVERS")
+    for workload in KAFKA_WORKLOADS:
+        container(docs, workload)["env"].append({"name": "KAFKA_BOOTSTRAP_SERVERS", "valueFrom": {
+            "secretKeyRef": {"name": "gpucloud-kafka-external", "key": "bootstrap"}}})
+        pod(docs, workload)["volumes"][volume_index(docs, workload, "kafka-ca")]["secret"]["secretName"] = "gpucloud-kafka-external"
+        policy(docs, workload)["egress"][0]["to"] = [{"ipBlock": {"cidr": "0.0.0.0/0"}}]
+    drop(container(docs, "scheduler-service")["env"], lambda e: e["name"].startswith("GPUCLOUD_ENROLMENT_KAFKA_USERS_"))
+    container(docs, "node-agent")["env"] += [{"name": "GPUCLOUD_KAFKA_USER", "value": "node-agents"}, {
+        "name": "GPUCLOUD_KAFKA_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "node-agents", "key": "password"}}}]
+    return docs
+
+
+# A broker gpucloud does not run: the dev overlay in external_kafka's form, broken one way at a time.
+EXTERNAL_KAFKA_CASES = [
+    ("an agent with a login of its own name",
+     lambda d: env(d, "node-agent", "GPUCLOUD_KAFKA_USER").update(value="agent-gpu-1"),
+     "but every agent logs in as node-agents"),
+    ("a service logging in as the agents",
+     lambda d: (env(d, "metrics-service", "GPUCLOUD_KAFKA_USER").update(value="node-agents"),
+                env(d, "metrics-service", "GPUCLOUD_KAFKA_PASSWORD")["valueFrom"]["secretKeyRef"].update(name="node-agents")),
+     "GPUCLOUD_KAFKA_USER node-agents is the node agents' login, not a service's"),
+    ("a password from another login's Secret",
+     lambda d: env(d, "billing-service", "GPUCLOUD_KAFKA_PASSWORD")["valueFrom"]["secretKeyRef"].update(name="scheduler"),
+     "GPUCLOUD_KAFKA_PASSWORD must come from Secret billing key password"),
+    ("the brokers' CA from another Secret",
+     lambda d: pod(d, "node-agent")["volumes"][volume_index(d, "node-agent", "kafka-ca")]["secret"].update(secretName="scheduler", items=[{"key": "password", "path": "ca.crt"}]),
+     "GPUCLOUD_KAFKA_TRUSTSTORE must come from Secret gpucloud-kafka-external"),
+    ("no egress to the broker",
+     lambda d: policy(d, "metrics-service")["egress"].pop(0),
+     "no NetworkPolicy lets it reach its broker outside the cluster (9093)"),
+    ("one service still on Strimzi's brokers",
+     lambda d: env(d, "billing-service", "KAFKA_BOOTSTRAP_SERVERS").update(value="gpucloud-kafka-bootstrap:9093", valueFrom=None) or env(d, "billing-service", "KAFKA_BOOTSTRAP_SERVERS").pop("valueFrom"),
+     "reach Strimzi's brokers, the rest a broker gpucloud does not run"),
+    ("a KafkaUser left in",
+     lambda d: d.append({"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaUser", "metadata": {"name": "billing", "labels": {"strimzi.io/cluster": "gpucloud"}},
+                         "spec": {"authentication": {"type": "scram-sha-512"}, "authorization": {"type": "simple", "acls": [{}]}}}),
+     "KafkaUser billing: rendered, but every workload reaches a broker gpucloud does not run"),
+    ("the scheduler still making KafkaUsers",
+     lambda d: container(d, "scheduler-service")["env"].append({"name": "GPUCLOUD_ENROLMENT_KAFKA_USERS_NAMESPACE", "value": "$(POD_NAMESPACE)"}),
+     "makes a KafkaUser for each agent it enrols"),
+    ("the scheduler's right to make KafkaUsers left in",
+     lambda d: d.append({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "scheduler-kafka-users"},
+                         "rules": [{"apiGroups": ["kafka.strimzi.io"], "resources": ["kafkausers"], "verbs": ["create", "get"]}]}),
+     "Role scheduler-kafka-users: grants rights on KafkaUsers"),
+]
+
+
 def run(docs, out_of_band=None):
     """Runs check_manifests.py on docs, with the out-of-band list's text (written to a file) when given."""
     text = yaml.safe_dump_all(docs, sort_keys=False)
@@ -337,7 +400,13 @@ def main():
         failures += 1
         print(f"  FAIL check_manifests_test: the overlay with an external database must pass:\n{result.stdout}")
     failures += uncaught(external, EXTERNAL_DB_CASES)
-    total = len(CASES) + len(OUT_OF_BAND_CASES) + 1 + 1 + len(EXTERNAL_DB_CASES)
+    broker = external_kafka(copy.deepcopy(docs))
+    result = run(broker)
+    if result.returncode != 0:
+        failures += 1
+        print(f"  FAIL check_manifests_test: the overlay with an external broker must pass:\n{result.stdout}")
+    failures += uncaught(broker, EXTERNAL_KAFKA_CASES)
+    total = len(CASES) + len(OUT_OF_BAND_CASES) + 1 + 1 + len(EXTERNAL_DB_CASES) + 1 + len(EXTERNAL_KAFKA_CASES)
     print(f"  check_manifests_test: {total - failures} of {total} careless edits caught")
     return 1 if failures else 0
 

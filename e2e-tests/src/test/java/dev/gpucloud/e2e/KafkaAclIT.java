@@ -273,6 +273,13 @@ class KafkaAclIT {
         assertThat(consumeAs(shared, "node-agent-gpu-host-7")).as("an agent's group").isNull();
         assertThat(consumeAs(shared, "scheduler-service")).as("the scheduler's group")
                 .isInstanceOf(GroupAuthorizationException.class);
+        // where the broker's logins are made elsewhere: the ACLs alone, no credential, no file
+        Path none = RUN_DIR.resolve("acls-only");
+        assertThat(kafkaShOutput(0, "setup-external", bootstrap, AUTH.resolve("admin.properties").toString(),
+                none.toString(), "--acls-only")).contains("ACLs set for the users scheduler, billing, metrics, auditor,"
+                        + " node-agents").contains("kubectl create secret generic node-agents --from-file=password=<a"
+                        + " file holding node-agents's password, no newline>");
+        assertThat(none).doesNotExist();
         // the services' logins made before still work: the setup kept their passwords
         assertThat(AccessProbe.write(bootstrap, login("billing"), Topics.AUDIT_EVENTS.name())).isEqualTo(Outcome.ALLOWED);
         // bad input: named, nothing made
