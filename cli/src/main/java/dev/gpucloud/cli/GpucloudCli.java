@@ -105,6 +105,7 @@ public class GpucloudCli {
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
         GpucloudCli root = new GpucloudCli();
         CommandLine cli = new CommandLine(root);
+        helpEverywhere(cli);
         cli.setOut(out);
         cli.setErr(err);
         cli.setParameterExceptionHandler((e, ignored) -> {
@@ -121,6 +122,16 @@ public class GpucloudCli {
         int code = cli.execute(args);
         out.flush();
         return code;
+    }
+
+    /** -h and --help on every command ("gpucloud submit --help", as the errors say), not the top one alone. */
+    static void helpEverywhere(CommandLine command) {
+        for (CommandLine sub : command.getSubcommands().values()) {
+            if (!sub.getCommandSpec().mixinStandardHelpOptions()) {
+                sub.getCommandSpec().mixinStandardHelpOptions(true);
+            }
+            helpEverywhere(sub);
+        }
     }
 
     /** One line that says what went wrong and, where the scheduler could not be reached, what to do. */
@@ -265,13 +276,88 @@ public class GpucloudCli {
                 + " (repeatable): only they see its value; the API shows '(secret)'. NAME alone takes the value of"
                 + " your own environment variable NAME, so it stays out of your shell's history.")
         List<String> secretEnv = new ArrayList<>();
-        @Option(names = "--request-id", description = "Idempotency key (default: a new random one).")
+        @Option(names = "--cpu", paramLabel = "CORES", description = "CPU per worker: cores (4, 0.5) or millicores"
+                + " (500m).")
+        String cpu;
+        @Option(names = "--memory", paramLabel = "SIZE", description = "Memory per worker, e.g. 64Gi or 512Mi.")
+        String memory;
+        @Option(names = "--min-gpu-memory", paramLabel = "SIZE", description = "Only GPUs with at least this much"
+                + " memory, e.g. 40Gi.")
+        String minGpuMemory;
+        @Option(names = "--deadline", paramLabel = "TIME", description = "When the job must be done, ISO 8601 with"
+                + " its offset (2026-12-24T18:00:00Z).")
+        String deadline;
+        @Option(names = "--price-ceiling", paramLabel = "USD", description = "The most the job may cost, US dollars"
+                + " per job-hour (e.g. 12.50).")
+        String priceCeiling;
+        @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = "The job, described in a YAML (or"
+                + " .json) file: docs/jobspec.md. --tenant and --request-id still apply; the other flags do not.")
+        java.nio.file.Path file;
+        @Option(names = "--request-id", description = "Idempotency key (default: the file's request_id, else a new"
+                + " random one).")
         String requestId;
-        @Parameters(arity = "1..*", description = "The worker's command, e.g. sleep 20.")
-        List<String> command;
+        @Parameters(arity = "0..*", description = "The worker's command, e.g. sleep 20 (or the file's).")
+        List<String> command = new ArrayList<>();
+
+        /** The options that say what the job is; with -f the file says it. */
+        static final java.util.Set<String> FILE_SAYS = java.util.Set.of("--tenant", "--request-id", "--file");
 
         @Override
         Integer run(LeaderFailover scheduler) {
+            JobSpec built;
+            String fileTenant = "";
+            String fileRequestId = null;
+            if (file != null) {
+                List<String> flags = this.spec.commandLine().getParseResult().matchedOptions().stream()
+                        .map(o -> o.longestName()).filter(n -> !FILE_SAYS.contains(n)).toList();
+                if (!flags.isEmpty() || !command.isEmpty()) {
+                    throw new CommandLine.ParameterException(this.spec.commandLine(), "the job is in " + file
+                            + ": give it there, not also in " + (flags.isEmpty() ? "a command after the flags"
+                            : String.join(", ", flags)) + " (only --tenant and --request-id go with -f)");
+                }
+                try {
+                    JobFile job = JobFile.read(file);
+                    built = job.toSpec(System::getenv);
+                    fileTenant = job.tenant() == null ? "" : job.tenant();
+                    fileRequestId = job.requestId();
+                } catch (JobFile.Invalid e) {
+                    // a file that says the wrong thing is bad input, as a wrong flag is: nothing is sent
+                    throw new CommandLine.ParameterException(this.spec.commandLine(), e.getMessage()
+                            .startsWith(file.toString()) ? e.getMessage() : file + ": " + e.getMessage());
+                }
+            } else {
+                built = fromFlags();
+            }
+            String who = !tenant.isEmpty() ? tenant : fileTenant;
+            String id = requestId != null ? requestId : fileRequestId != null ? fileRequestId : UUID.randomUUID().toString();
+            // one request id for every try: a retry after a lost answer returns the first job, never a second
+            SubmitJobRequest request = SubmitJobRequest.newBuilder()
+                    .setTenant(who)
+                    .setClientRequestId(id)
+                    .setSpec(built)
+                    .build();
+            SubmitJobResponse response = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).submitJob(request));
+            Job job = response.getJob();
+            out().println(job.getJobId() + (response.getDuplicate() ? " (already submitted)" : "") + "  "
+                    + job.getState() + "  " + job.getReason());
+            return 0;
+        }
+
+        /** A flag's value read as the job file reads that field: the same units, the same words when wrong. */
+        <T> T flag(String name, String value, java.util.function.Function<com.fasterxml.jackson.databind.JsonNode, T> of) {
+            try {
+                return of.apply(com.fasterxml.jackson.databind.node.TextNode.valueOf(value));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(this.spec.commandLine(), name + ": " + e.getMessage());
+            }
+        }
+
+        JobSpec fromFlags() {
+            if (command.isEmpty()) {
+                throw new CommandLine.ParameterException(this.spec.commandLine(), "no command: give the worker's"
+                        + " command after the flags (gpucloud submit --gpus 1 -- python train.py), or the job in a"
+                        + " file with -f job.yaml");
+            }
             if (gpus == 0 && mig == null && milliGpu == 0) {
                 gpus = 1;
             }
@@ -295,17 +381,24 @@ public class GpucloudCli {
                 spec.setCheckpoint(CheckpointPolicy.newBuilder().setIntervalSeconds(checkpointEvery)
                         .setLocation(checkpointTo == null ? "" : checkpointTo));
             }
-            // one request id for every try: a retry after a lost answer returns the first job, never a second
-            SubmitJobRequest request = SubmitJobRequest.newBuilder()
-                    .setTenant(tenant)
-                    .setClientRequestId(requestId != null ? requestId : UUID.randomUUID().toString())
-                    .setSpec(spec)
-                    .build();
-            SubmitJobResponse response = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).submitJob(request));
-            Job job = response.getJob();
-            out().println(job.getJobId() + (response.getDuplicate() ? " (already submitted)" : "") + "  "
-                    + job.getState() + "  " + job.getReason());
-            return 0;
+            if (cpu != null) {
+                spec.setCpuMillisPerWorker(flag("--cpu", cpu, JobFile.Cpu::of).millis());
+            }
+            if (memory != null) {
+                spec.setMemoryMibPerWorker(flag("--memory", memory, JobFile.Mebibytes::of).mib());
+            }
+            if (minGpuMemory != null) {
+                spec.setMinGpuMemoryMib(flag("--min-gpu-memory", minGpuMemory, JobFile.Mebibytes::of).mib());
+            }
+            if (deadline != null) {
+                java.time.Instant at = flag("--deadline", deadline, JobFile.When::of).at();
+                spec.setDeadline(com.google.protobuf.Timestamp.newBuilder().setSeconds(at.getEpochSecond())
+                        .setNanos(at.getNano()));
+            }
+            if (priceCeiling != null) {
+                spec.setPriceCeilingMicrosPerHour(flag("--price-ceiling", priceCeiling, JobFile.Usd::of).micros());
+            }
+            return spec.build();
         }
     }
 

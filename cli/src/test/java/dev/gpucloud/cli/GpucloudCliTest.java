@@ -219,6 +219,85 @@ class GpucloudCliTest {
     }
 
     @Test
+    void a_job_file_is_sent_as_its_spec_with_its_tenant_and_request_id_unless_the_flags_say_otherwise(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path file = dir.resolve("job.yaml");
+        java.nio.file.Files.writeString(file, """
+                name: llama-ft
+                tenant: acme
+                request_id: llama-ft-1
+                workers: 2
+                resources: {gpus: 8, memory: 64Gi}
+                interconnect: rdma
+                command: [torchrun, train.py]
+                """);
+        Result r = cli("submit", "-f", file.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        SubmitJobRequest sent = submitted.get(submitted.size() - 1);
+        assertThat(sent.getTenant()).isEqualTo("acme");
+        assertThat(sent.getClientRequestId()).isEqualTo("llama-ft-1");
+        assertThat(sent.getSpec().getName()).isEqualTo("llama-ft");
+        assertThat(sent.getSpec().getWorkers()).isEqualTo(2);
+        assertThat(sent.getSpec().getMemoryMibPerWorker()).isEqualTo(64 * 1024);
+        assertThat(sent.getSpec().getInterconnect()).isEqualTo(Interconnect.INTERCONNECT_RDMA);
+        assertThat(sent.getSpec().getCommandList()).containsExactly("torchrun", "train.py");
+        assertThat(cli("submit", "--file", file.toString(), "--tenant", "globex", "--request-id", "again").code())
+                .isZero();
+        assertThat(submitted.get(submitted.size() - 1).getTenant()).isEqualTo("globex");
+        assertThat(submitted.get(submitted.size() - 1).getClientRequestId()).isEqualTo("again");
+    }
+
+    @Test
+    void a_bad_job_file_or_one_given_with_job_flags_is_one_line_and_sends_nothing(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path file = dir.resolve("job.yaml");
+        java.nio.file.Files.writeString(file, "command: [x]\nresources:\n  gpu: 8\n");
+        int before = submitted.size();
+        Result unknown = cli("submit", "-f", file.toString());
+        assertThat(unknown.code()).isEqualTo(2);
+        assertOneLineError(unknown, file + " line 3, column 3: unknown field 'gpu' in resources");
+        java.nio.file.Files.writeString(file, "workers: 0\ncommand: [x]\n");
+        assertOneLineError(cli("submit", "-f", file.toString()), file + ": workers: at least 1, is 0");
+        java.nio.file.Files.writeString(file, "command: [x]\n");
+        Result both = cli("submit", "-f", file.toString(), "--gpus", "2");
+        assertThat(both.code()).isEqualTo(2);
+        assertOneLineError(both, "the job is in " + file, "not also in --gpus");
+        assertOneLineError(cli("submit", "-f", file.toString(), "--", "sleep", "1"), "a command after the flags");
+        assertOneLineError(cli("submit", "-f", dir.resolve("none.yaml").toString()), "none.yaml: no such file");
+        assertOneLineError(cli("submit", "--tenant", "acme"), "no command", "-f job.yaml");
+        assertThat(submitted).hasSize(before);
+    }
+
+    @Test
+    void every_command_answers_help_as_the_errors_tell_one_to_ask() {
+        Result submit = cli("submit", "--help");
+        assertThat(submit.code()).isZero();
+        assertThat(submit.out()).contains("-f, --file=FILE", "--memory=SIZE", "--price-ceiling=USD");
+        assertThat(cli("jobs", "-h").out()).startsWith("Usage: gpucloud jobs");
+        assertThat(cli("invoice", "close", "--help").code()).isZero();
+    }
+
+    @Test
+    void the_flags_for_cpu_memory_gpu_memory_deadline_and_price_read_the_job_files_units() {
+        Result r = cli("submit", "--tenant", "acme", "--cpu", "500m", "--memory", "512Mi", "--min-gpu-memory", "40Gi",
+                "--deadline", "2026-12-24T18:00:00Z", "--price-ceiling", "12.50", "--", "sleep", "1");
+        assertThat(r.code()).as(r.err()).isZero();
+        JobSpec spec = submitted.get(submitted.size() - 1).getSpec();
+        assertThat(spec.getCpuMillisPerWorker()).isEqualTo(500);
+        assertThat(spec.getMemoryMibPerWorker()).isEqualTo(512);
+        assertThat(spec.getMinGpuMemoryMib()).isEqualTo(40 * 1024);
+        assertThat(spec.getDeadline().getSeconds()).isEqualTo(java.time.Instant.parse("2026-12-24T18:00:00Z")
+                .getEpochSecond());
+        assertThat(spec.getPriceCeilingMicrosPerHour()).isEqualTo(12_500_000L);
+        int before = submitted.size();
+        assertOneLineError(cli("submit", "--tenant", "acme", "--memory", "64GB", "--", "sleep", "1"),
+                "--memory: '64GB' is not an amount of memory", "64Gi");
+        assertOneLineError(cli("submit", "--tenant", "acme", "--deadline", "friday", "--", "sleep", "1"),
+                "--deadline: 'friday' is not a moment");
+        assertThat(submitted).hasSize(before);
+    }
+
+    @Test
     void a_refused_connection_names_the_address_and_how_to_start_the_stack() throws Exception {
         int closed;
         try (ServerSocket socket = new ServerSocket(0)) {
