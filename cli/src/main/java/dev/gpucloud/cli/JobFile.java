@@ -258,9 +258,9 @@ record JobFile(
         return "a value of the kind docs/jobspec.md gives";
     }
 
+    /** The CLI's own clip, on one line: a file's value may hold a newline. */
     static String clip(String value) {
-        String v = value.length() > 64 ? value.substring(0, 64) + "..." : value;
-        return v.replaceAll("\\p{Cntrl}", "?");
+        return GpucloudCli.clip(value, 64).replaceAll("\\p{Cntrl}", "?");
     }
 
     /**
