@@ -35,6 +35,10 @@ public final class EventTimes {
             Check.eventTime(j.occurredAt(), now, "occurredAt");
         } else if (payload instanceof JobRequest r) {
             r.spec().requireDeadlineAhead(now);
+        } else if (payload instanceof JobLogChunk l) {
+            for (JobLogChunk.Line line : l.lines()) {
+                Check.eventTime(line.at(), now, "lines[].at");
+            }
         } else if (payload instanceof GpuAdvisory g) {
             Check.eventTime(g.since(), now, "since");
             Check.eventTime(g.raisedAt(), now, "raisedAt");

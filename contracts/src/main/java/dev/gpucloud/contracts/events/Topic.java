@@ -2,9 +2,11 @@ package dev.gpucloud.contracts.events;
 
 /**
  * A Kafka topic of gpucloud: its name, what its key is, how many partitions, how it is cleaned, the
- * payload type, and the CloudEvents type its records carry.
+ * payload type, the CloudEvents type its records carry, and how long its records are kept where that is the
+ * topic's own ({@code retention.ms}; null: the broker's default).
  */
-public record Topic<T>(String name, String key, int partitions, Cleanup cleanup, Class<T> payloadType, String eventType) {
+public record Topic<T>(String name, String key, int partitions, Cleanup cleanup, Class<T> payloadType, String eventType,
+        java.time.Duration retention) {
 
     /** Kafka's cleanup.policy. */
     public enum Cleanup {
@@ -18,6 +20,11 @@ public record Topic<T>(String name, String key, int partitions, Cleanup cleanup,
         }
     }
 
+    /** A topic kept as long as the broker keeps topics by default (its log.retention). */
+    public Topic(String name, String key, int partitions, Cleanup cleanup, Class<T> payloadType, String eventType) {
+        this(name, key, partitions, cleanup, payloadType, eventType, null);
+    }
+
     public Topic {
         Require.text(name, "name");
         Require.text(key, "key");
@@ -25,6 +32,9 @@ public record Topic<T>(String name, String key, int partitions, Cleanup cleanup,
         Require.present(cleanup, "cleanup");
         Require.present(payloadType, "payloadType");
         Require.text(eventType, "eventType");
+        if (retention != null && (retention.isNegative() || retention.isZero())) {
+            throw new IllegalArgumentException("field 'retention' must be positive, was " + retention);
+        }
     }
 
     /** Where records that could not be processed go, with the reason in headers. */

@@ -33,12 +33,20 @@ public final class Topics {
     public static final Topic<AuditEvent> AUDIT_EVENTS = new Topic<>(
             "audit.events", "tenant", 3, Topic.Cleanup.DELETE, AuditEvent.class, "dev.gpucloud.audit.v1");
 
+    /**
+     * What jobs' workers write to stdout and stderr, read from their log files by the agents ({@code gpucloud logs},
+     * StreamLogs). Kept a week, so a finished job's output stays readable that long; the files on the hosts keep all.
+     */
+    public static final Topic<JobLogChunk> JOB_LOGS = new Topic<>(
+            "job.logs", "jobId", 6, Topic.Cleanup.DELETE, JobLogChunk.class, "dev.gpucloud.job.log.v1",
+            java.time.Duration.ofDays(7));
+
     /** Dead-letter topics have one partition: they are read by people, not by a fleet of consumers. */
     public static final int DEAD_LETTER_PARTITIONS = 1;
 
     private static final List<Topic<?>> ALL = List.of(
             GPU_INVENTORY, GPU_TELEMETRY, NODE_EVENTS, NODE_COMMANDS,
-            ALLOCATION_EVENTS, USAGE_EVENTS, JOB_REQUESTS, JOB_EVENTS, GPU_ADVISORIES, AUDIT_EVENTS);
+            ALLOCATION_EVENTS, USAGE_EVENTS, JOB_REQUESTS, JOB_EVENTS, GPU_ADVISORIES, AUDIT_EVENTS, JOB_LOGS);
 
     private Topics() {
     }

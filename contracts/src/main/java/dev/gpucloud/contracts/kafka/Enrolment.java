@@ -2,6 +2,7 @@ package dev.gpucloud.contracts.kafka;
 
 import dev.gpucloud.contracts.events.AllocationEvent;
 import dev.gpucloud.contracts.events.HostInventory;
+import dev.gpucloud.contracts.events.JobLogChunk;
 import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.contracts.events.NodeEvent;
 import dev.gpucloud.contracts.events.Require;
@@ -377,6 +378,8 @@ public final class Enrolment {
         } else if (payload instanceof AllocationEvent p) {
             return p.nodeId();
         } else if (payload instanceof UsageEvent p) {
+            return p.nodeId();
+        } else if (payload instanceof JobLogChunk p) {
             return p.nodeId();
         }
         throw new IllegalArgumentException("not a payload of an agents' topic: " + payload.getClass().getSimpleName());

@@ -64,9 +64,10 @@ public final class KafkaAccess {
 
     /** The kinds of client, and what each reads and writes. */
     public enum Role {
-        /** Places jobs: reads the fleet and the requests, writes commands to agents and job events. */
+        /** Places jobs: reads the fleet and the requests (and jobs' output, for StreamLogs), writes commands to agents and
+         * job events. */
         SCHEDULER(List.of(Topics.GPU_INVENTORY, Topics.GPU_TELEMETRY, Topics.NODE_EVENTS, Topics.ALLOCATION_EVENTS,
-                Topics.JOB_REQUESTS),
+                Topics.JOB_REQUESTS, Topics.JOB_LOGS),
                 List.of(Topics.JOB_EVENTS, Topics.NODE_COMMANDS, Topics.AUDIT_EVENTS),
                 "scheduler-"),
         /** Folds usage into invoices; audits catalog changes. */
@@ -78,10 +79,10 @@ public final class KafkaAccess {
                 Topics.NODE_EVENTS, Topics.USAGE_EVENTS),
                 List.of(Topics.GPU_ADVISORIES),
                 "metrics-service"),
-        /** A node agent: reports its hosts, takes their commands. */
+        /** A node agent: reports its hosts and its workers' output, takes their commands. */
         AGENT(List.of(Topics.NODE_COMMANDS),
                 List.of(Topics.GPU_INVENTORY, Topics.GPU_TELEMETRY, Topics.NODE_EVENTS, Topics.ALLOCATION_EVENTS,
-                        Topics.USAGE_EVENTS),
+                        Topics.USAGE_EVENTS, Topics.JOB_LOGS),
                 "node-agent-");
 
         private final List<Topic<?>> reads;

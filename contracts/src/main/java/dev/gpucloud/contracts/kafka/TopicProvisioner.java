@@ -46,6 +46,9 @@ public final class TopicProvisioner {
         for (Topic<?> topic : Topics.all()) {
             Map<String, String> configs = new LinkedHashMap<>(durability);
             configs.put("cleanup.policy", topic.cleanup().policy);
+            if (topic.retention() != null) {
+                configs.put("retention.ms", String.valueOf(topic.retention().toMillis()));
+            }
             topics.add(new NewTopic(topic.name(), topic.partitions(), replicationFactor).configs(configs));
             Map<String, String> dead = new LinkedHashMap<>(durability);
             dead.put("cleanup.policy", "delete");

@@ -40,6 +40,9 @@ public interface AgentConfig {
     /** Where usage and allocation events wait for the broker, and how telemetry is shed. */
     Spool spool();
 
+    /** How workers' stdout and stderr are shipped to job.logs. */
+    Logs logs();
+
     /** The cloud metadata service: spot and rebalance notices, instance type, zone and capacity type. */
     Cloud cloud();
 
@@ -174,6 +177,34 @@ public interface AgentConfig {
         /** How many telemetry samples may be in flight to the broker at once. */
         @WithDefault("256")
         int telemetryInFlight();
+    }
+
+    /** How workers' output is shipped (docs/node-agent.md, "Job output"). */
+    interface Logs {
+
+        /** Ship workers' output to job.logs at all. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** Whether the simulated runner's workers write (and ship) a few lines of output, as a real one would. */
+        @WithDefault("true")
+        boolean simulated();
+
+        /** How often every worker's files are looked at for new output. */
+        @WithDefault("100ms")
+        Duration poll();
+
+        /** The bytes per second one worker's output may be shipped at; more waits in its files. */
+        @WithDefault("1048576")
+        long bytesPerSecond();
+
+        /** A worker whose unshipped output grows past this many bytes has it skipped, with a line that says so. */
+        @WithDefault("16777216")
+        long backlogLimit();
+
+        /** How long a last line without its newline waits for it before it is shipped as it is. */
+        @WithDefault("2s")
+        Duration tailWait();
     }
 
     /** How allocations are run. */

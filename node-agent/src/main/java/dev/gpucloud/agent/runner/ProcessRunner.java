@@ -1,5 +1,7 @@
 package dev.gpucloud.agent.runner;
 
+import dev.gpucloud.agent.logs.OutputSource;
+import dev.gpucloud.agent.logs.OutputWatcher;
 import dev.gpucloud.contracts.events.AllocationEvent;
 import dev.gpucloud.contracts.events.AllocationEventType;
 import dev.gpucloud.contracts.events.HostInventory;
@@ -26,7 +28,8 @@ import java.util.stream.Collectors;
  * Runs each allocation as a real child process of the agent, on the hosts it is given (one real
  * host, or simulated hosts in tests). START launches the job's command with its GPUs in
  * CUDA_VISIBLE_DEVICES (or its MIG instance's UUID) and the gang's rank, world size and master
- * address in the environment, output to a log file per allocation. CHECKPOINT sends a signal
+ * address in the environment, stdout and stderr to a file each per allocation (which an {@link OutputWatcher}
+ * ships to {@code job.logs}). CHECKPOINT sends a signal
  * (SIGUSR1 by default); the workload says it saved one by writing a marker file into its checkpoint
  * directory, which becomes CHECKPOINT_SAVED. STOP sends SIGTERM to the process tree and SIGKILL
  * after a grace period. Usage is cut from the start in fixed steps until the moment the process
@@ -48,8 +51,11 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
     /** The file a workload writes into its checkpoint directory once a checkpoint is saved; it holds the path. */
     public static final String CHECKPOINT_MARKER = ".gpucloud-checkpoint";
 
-    /** The per-allocation log file's name, in its working directory. */
+    /** The file a worker's stdout goes to, in its working directory. */
     public static final String LOG_FILE = "output.log";
+
+    /** The file a worker's stderr goes to, next to its stdout's. */
+    public static final String ERR_FILE = "stderr.log";
 
     static final int REMEMBERED = 100_000;
     private static final int MAX_MARKER_BYTES = 4096;
@@ -63,6 +69,7 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
     private final Map<String, ProcessRun> runs = new LinkedHashMap<>();
     private final RecentIds seenCommands = new RecentIds(REMEMBERED);
     private final LastWords lastWords = new LastWords(REMEMBERED);
+    private OutputWatcher output = OutputWatcher.NONE;
 
     /** A runner that cannot change the hosts' MIG layout: a slot runs only on an instance already there. */
     public ProcessRunner(List<HostInventory> hosts, RunnerSettings settings, Clock clock) {
@@ -88,6 +95,11 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
         this.mig = mig;
         this.own = own;
         hosts.forEach(h -> this.hosts.put(h.nodeId(), new GpuLedger(h)));
+    }
+
+    /** Has {@code watcher} told of each worker's output files as it starts, and of its exit. */
+    public synchronized void watchOutput(OutputWatcher watcher) {
+        this.output = watcher == null ? OutputWatcher.NONE : watcher;
     }
 
     @Override
@@ -232,6 +244,7 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
         Path workDir = settings.runDir().resolve(safeName(command.allocationId()));
         Path checkpointDir = localCheckpointDir(command.checkpointDir(), workDir);
         Path log = workDir.resolve(LOG_FILE);
+        Path err = workDir.resolve(ERR_FILE);
         try {
             Files.createDirectories(workDir);
             Files.createDirectories(checkpointDir);
@@ -242,8 +255,8 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
         }
         ProcessBuilder builder = new ProcessBuilder(command.command())
                 .directory(workDir.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .redirectError(ProcessBuilder.Redirect.appendTo(err.toFile()));
         builder.environment().putAll(environment(command, secrets, claim, checkpointDir));
         Process process;
         try {
@@ -258,6 +271,8 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
                 new UsageMeter(now, settings.usageInterval()));
         process.onExit().thenRun(() -> run.exitedAt = clock.instant().truncatedTo(ChronoUnit.MILLIS));
         runs.put(command.allocationId(), run);
+        output.started(new OutputSource(command.allocationId(), command.jobId(), command.tenant(),
+                host.host().nodeId(), command.rank(), log, err));
         String what = claim.migInstanceUuid() != null
                 ? "MIG instance " + claim.migInstanceUuid() + " of GPU " + claim.gpuIndices()
                 : "GPUs " + claim.gpuIndices();
@@ -442,7 +457,7 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
     }
 
     /** An allocation id as a single, harmless file name. */
-    static String safeName(String id) {
+    public static String safeName(String id) {
         String name = id.replaceAll("[^A-Za-z0-9._-]", "_");
         if (name.chars().allMatch(c -> c == '.')) {
             name = "_" + name;
@@ -541,6 +556,7 @@ public final class ProcessRunner implements AllocationRunner, AutoCloseable {
         out.events.add(exited);
         run.host.release(run.allocationId());
         runs.remove(run.allocationId());
+        output.exited(run.allocationId());
         lastWords.said(exited);
     }
 

@@ -1,6 +1,9 @@
 package dev.gpucloud.agent.sim;
 
+import dev.gpucloud.agent.logs.OutputSource;
+import dev.gpucloud.agent.logs.OutputWatcher;
 import dev.gpucloud.agent.runner.GpuLedger;
+import dev.gpucloud.agent.runner.ProcessRunner;
 import dev.gpucloud.agent.runner.LastWords;
 import dev.gpucloud.agent.runner.RecentIds;
 import dev.gpucloud.agent.runner.StartDeadline;
@@ -16,6 +19,11 @@ import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.NodeCommand;
 import dev.gpucloud.contracts.events.TelemetrySample;
 import dev.gpucloud.contracts.events.UsageEvent;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,6 +60,9 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
     private final Map<String, SimulatedRun> runs = new LinkedHashMap<>();
     private final RecentIds seenCommands = new RecentIds(REMEMBERED_COMMANDS);
     private final LastWords lastWords = new LastWords(REMEMBERED_COMMANDS);
+    private OutputWatcher output = OutputWatcher.NONE;
+    /** Where each run writes the lines a simulated worker says; null: runs say nothing. */
+    private Path outputDir;
 
     public SimulatedFleet(SimulationSettings settings, Clock clock) {
         this.settings = settings;
@@ -65,6 +76,29 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
     @Override
     public String name() {
         return "simulated";
+    }
+
+    /**
+     * Has each run write what a worker would say (that it started, on which GPUs and for how long; each checkpoint it
+     * saved; how it ended) to {@code dir/ALLOCATION/output.log}, as a process runner's worker writes its stdout, and
+     * tells {@code watcher} of it, so a simulated fleet's jobs have output to ship. Null turns it off.
+     */
+    public synchronized void watchOutput(OutputWatcher watcher, Path dir) {
+        this.output = watcher == null ? OutputWatcher.NONE : watcher;
+        this.outputDir = watcher == null ? null : dir;
+    }
+
+    /** Appends one line to what {@code run}'s worker said; a disk that refuses costs the line, not the run. */
+    private void say(SimulatedRun run, Instant at, String line) {
+        if (run.output == null) {
+            return;
+        }
+        try {
+            Files.writeString(run.output, at + " " + line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
+        } catch (IOException | RuntimeException e) {
+            // the simulated worker's words are not worth failing its run for
+        }
     }
 
     /** The hosts, in the order the spec lists them. */
@@ -160,6 +194,21 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
         SimulatedRun run = new SimulatedRun(command, host, result.claim(), plan, now,
                 new UsageMeter(now, settings.usageInterval()));
         runs.put(command.allocationId(), run);
+        if (outputDir != null) {
+            try {
+                Path dir = outputDir.resolve(ProcessRunner.safeName(command.allocationId()));
+                Files.createDirectories(dir);
+                run.output = dir.resolve(ProcessRunner.LOG_FILE);
+                output.started(new OutputSource(command.allocationId(), command.jobId(), command.tenant(),
+                        host.nodeId(), command.rank(), run.output, dir.resolve(ProcessRunner.ERR_FILE)));
+            } catch (IOException | RuntimeException e) {
+                out.notes.add("cannot write the output of " + command.allocationId() + ": " + e.getMessage());
+            }
+        }
+        say(run, now, "simulated worker " + command.rank() + " of " + command.worldSize() + " on " + host.nodeId()
+                + " GPUs " + result.claim().gpuIndices() + ": " + String.join(" ", command.command()) + " for "
+                + seconds(plan.duration()) + (command.resumeFrom() == null ? "" : ", resuming from "
+                + command.resumeFrom()));
         String what = result.claim().migInstanceUuid() != null
                 ? "MIG instance " + result.claim().migInstanceUuid() + " of GPU " + result.claim().gpuIndices()
                 : "GPUs " + result.claim().gpuIndices();
@@ -229,6 +278,9 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
                     AllocationEventType.LOST, now, null, null, "host " + nodeId + " was lost (injected fault)");
             out.events.add(lost);
             runs.remove(run.allocationId());
+            if (run.output != null) {
+                output.exited(run.allocationId());
+            }
             lastWords.said(lost);
         }
         hosts.remove(nodeId);
@@ -252,6 +304,7 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
                     out.events.add(new AllocationEvent(run.allocationId(), run.start.jobId(), run.host.nodeId(),
                             AllocationEventType.CHECKPOINT_SAVED, save.savedAt(), null, save.path(),
                             "saved for command " + save.commandId()));
+                    say(run, save.savedAt(), "checkpoint saved to " + save.path());
                     saves.remove();
                 }
             }
@@ -280,8 +333,12 @@ public final class SimulatedFleet implements GpuBackend, AllocationRunner {
         AllocationEvent exited = new AllocationEvent(run.allocationId(), run.start.jobId(), run.host.nodeId(),
                 AllocationEventType.EXITED, end, exitCode, null, detail);
         out.events.add(exited);
+        say(run, end, detail);
         run.host.release(run.allocationId());
         runs.remove(run.allocationId());
+        if (run.output != null) {
+            output.exited(run.allocationId());
+        }
         lastWords.said(exited);
     }
 

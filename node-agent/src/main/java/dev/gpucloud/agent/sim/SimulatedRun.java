@@ -20,6 +20,8 @@ final class SimulatedRun {
     }
 
     final NodeCommand start;
+    /** Where this run's worker writes what it says; null when the fleet's runs say nothing. */
+    java.nio.file.Path output;
     final SimulatedHost host;
     final GpuLedger.Claim claim;
     final RunPlan plan;

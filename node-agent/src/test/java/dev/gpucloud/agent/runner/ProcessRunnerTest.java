@@ -126,6 +126,20 @@ class ProcessRunnerTest {
 
     @Test
     void aStartRunsTheCommandWithItsGpusGangAndCheckpointEnvAndReportsItsExitCode() throws Exception {
+        List<String> watched = new java.util.concurrent.CopyOnWriteArrayList<>();
+        runner.watchOutput(new dev.gpucloud.agent.logs.OutputWatcher() {
+            @Override
+            public void started(dev.gpucloud.agent.logs.OutputSource source) {
+                watched.add("started " + source.allocationId() + " rank " + source.rank() + " of " + source.jobId()
+                        + " on " + source.nodeId() + ": " + temp.relativize(source.stdout()) + " "
+                        + temp.relativize(source.stderr()));
+            }
+
+            @Override
+            public void exited(String allocationId) {
+                watched.add("exited " + allocationId);
+            }
+        });
         handle(start("a1", List.of(0, 1), null, 0, List.of("bash", "-c",
                 "env | sort; echo to-stderr >&2; sleep 0.7; exit 3"), Map.of("MY_VAR", "x", "CUDA_VISIBLE_DEVICES", "7")));
         assertThat(events("a1")).singleElement().satisfies(e -> {
@@ -141,7 +155,11 @@ class ProcessRunnerTest {
         assertThat(log).contains("CUDA_VISIBLE_DEVICES=0,1\n", "RANK=1\n", "WORLD_SIZE=2\n", "LOCAL_RANK=0\n",
                 "MASTER_ADDR=10.0.0.1\n", "MASTER_PORT=29500\n", "GPUCLOUD_RESUME_FROM=/ckpt/job-a1/step-7\n",
                 "GPUCLOUD_CHECKPOINT_DIR=" + temp.resolve("run/a1/checkpoints") + "\n", "MY_VAR=x\n",
-                "GPUCLOUD_ALLOCATION_ID=a1\n", "to-stderr");
+                "GPUCLOUD_ALLOCATION_ID=a1\n").doesNotContain("to-stderr");
+        // stderr has a file of its own, so that job.logs can tell the two apart
+        assertThat(Files.readString(temp.resolve("run/a1/" + ProcessRunner.ERR_FILE))).isEqualTo("to-stderr\n");
+        assertThat(watched).containsExactly("started a1 rank 1 of job-a1 on " + host().nodeId() + ": run/a1/"
+                + ProcessRunner.LOG_FILE + " run/a1/" + ProcessRunner.ERR_FILE, "exited a1");
 
         List<UsageEvent> usage = usage("a1");
         assertContiguous(usage, events("a1").get(0).occurredAt(), exit.occurredAt());

@@ -71,6 +71,30 @@ class SimulatedFleetTest {
     }
 
     @Test
+    void aWatchedRunWritesWhatAWorkerWouldSayAndTellsItsWatcher(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        List<String> watched = new ArrayList<>();
+        fleet.watchOutput(new dev.gpucloud.agent.logs.OutputWatcher() {
+            @Override
+            public void started(dev.gpucloud.agent.logs.OutputSource source) {
+                watched.add("started " + source.allocationId() + " " + dir.relativize(source.stdout()));
+            }
+
+            @Override
+            public void exited(String allocationId) {
+                watched.add("exited " + allocationId);
+            }
+        }, dir);
+        fleet.handle(start("sim-a100-0", "a/9", List.of(0), List.of("sleep", "5")));
+        runFor(6, 1);
+        assertThat(watched).containsExactly("started a/9 a_9/output.log", "exited a/9");
+        assertThat(java.nio.file.Files.readAllLines(dir.resolve("a_9/output.log")))
+                .satisfiesExactly(
+                        l -> assertThat(l).isEqualTo(T0 + " simulated worker 0 of 1 on sim-a100-0 GPUs [0]: sleep 5 for 5 s"),
+                        l -> assertThat(l).isEqualTo(T0.plusSeconds(5) + " exited 0 after 5 s"));
+    }
+
+    @Test
     void aRunStartsReportsTiledUsageAndExitsAfterItsSleep() {
         List<Reports> reports = new ArrayList<>();
         reports.add(fleet.handle(start("sim-a100-0", "a1", List.of(0, 1), List.of("sleep", "25"))));
