@@ -37,7 +37,7 @@ class KafkaAccessTest {
     void an_agent_writes_its_reports_reads_only_commands_in_its_own_group_and_never_writes_commands() {
         List<AclBinding> acls = KafkaAccess.bindings(Principal.parse("agent:a1"));
         assertThat(names(acls, ResourceType.TOPIC, AclOperation.WRITE)).containsExactlyInAnyOrder("gpu.inventory",
-                "gpu.telemetry", "node.events", "allocation.events", "usage.events", "node.commands.dlq");
+                "gpu.telemetry", "node.events", "allocation.events", "usage.events", "job.logs", "node.commands.dlq");
         assertThat(names(acls, ResourceType.TOPIC, AclOperation.READ)).containsExactly("node.commands");
         assertThat(names(acls, ResourceType.GROUP, AclOperation.READ)).containsExactly("node-agent-a1");
         assertThat(acls).allMatch(b -> b.pattern().patternType() == PatternType.LITERAL);

@@ -12,6 +12,9 @@ import dev.gpucloud.contracts.grpc.v1.JobEvent;
 import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
 import dev.gpucloud.contracts.grpc.v1.ListJobsRequest;
 import dev.gpucloud.contracts.grpc.v1.ListJobsResponse;
+import dev.gpucloud.contracts.grpc.v1.LogChunk;
+import dev.gpucloud.contracts.grpc.v1.LogStream;
+import dev.gpucloud.contracts.grpc.v1.StreamLogsRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
 import dev.gpucloud.contracts.grpc.v1.WatchJobRequest;
@@ -21,6 +24,7 @@ import dev.gpucloud.scheduler.service.engine.JobView;
 import dev.gpucloud.scheduler.service.engine.JobWatchers;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import dev.gpucloud.scheduler.service.leader.LeaderState;
+import dev.gpucloud.scheduler.service.logs.JobLogReader;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.smallrye.mutiny.Uni;
@@ -38,9 +42,11 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
     private final SchedulerConfig config;
     private final PageTokens pageTokens;
     private final LeaderState leader;
+    private final JobLogReader logs;
 
     public JobGrpcService(SchedulerEngine engine, JobQueries queries, JobWatchers watchers, SchedulerConfig config,
-            LeaderState leader) {
+            LeaderState leader, JobLogReader logs) {
+        this.logs = logs;
         this.engine = engine;
         this.queries = queries;
         this.leader = leader;
@@ -193,6 +199,115 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
                 }
             }
         });
+    }
+
+    @Override
+    public void streamLogs(StreamLogsRequest request, StreamObserver<LogChunk> response) {
+        ServerCallStreamObserver<LogChunk> stream = (ServerCallStreamObserver<LogChunk>) response;
+        JobLogReader.Request asked;
+        Caller caller;
+        try {
+            caller = Authentication.caller();
+            asked = new JobLogReader.Request(jobId(request.getJobId()), request.getFollow(),
+                    request.hasSince() ? ProtoMapper.instant(request.getSince(), "since") : null,
+                    request.hasRank() ? rank(request.getRank()) : null, stream(request.getStream()));
+        } catch (RuntimeException e) {
+            response.onError(GrpcErrors.toStatus(e));
+            return;
+        }
+        AtomicBoolean cancelled = new AtomicBoolean();
+        stream.setOnCancelHandler(() -> cancelled.set(true));
+        // the database is read on the call's Vert.x context, as Hibernate Reactive wants, also from the reader's thread
+        io.vertx.core.Context context = io.vertx.core.Vertx.currentContext();
+        // the caller must be able to read the job before anything of it is streamed
+        queries.get(asked.jobId()).map(job -> Access.readable(caller, job)).subscribe().with(job -> {
+            if (!asked.follow() && job.state() == JobState.PENDING && job.placement().isEmpty()) {
+                response.onError(io.grpc.Status.FAILED_PRECONDITION.withDescription("job " + job.jobId()
+                        + " has not run yet, so it has no output (PENDING: " + job.reason() + "); follow it to wait"
+                        + " for its output").asRuntimeException());
+                return;
+            }
+            if (!logs.admit()) {
+                response.onError(io.grpc.Status.RESOURCE_EXHAUSTED.withDescription("this scheduler already streams "
+                        + logs.maxStreams() + " jobs' output; retry in a while").asRuntimeException());
+                return;
+            }
+            logs.start(job, asked, () -> reload(context, asked.jobId()), new JobLogReader.Output() {
+                @Override
+                public boolean send(dev.gpucloud.contracts.events.JobLogChunk chunk,
+                        List<dev.gpucloud.contracts.events.JobLogChunk.Line> lines) {
+                    while (!stream.isReady()) { // the client reads slower than the topic is read: wait for it
+                        if (cancelled.get() || stream.isCancelled()) {
+                            return false;
+                        }
+                        java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
+                    }
+                    if (cancelled.get()) {
+                        return false;
+                    }
+                    stream.onNext(ProtoMapper.toProto(chunk, lines));
+                    return true;
+                }
+
+                @Override
+                public boolean cancelled() {
+                    return cancelled.get() || stream.isCancelled();
+                }
+            }, (outcome, failure) -> {
+                if (cancelled.get()) {
+                    return;
+                }
+                if (failure != null) {
+                    response.onError(io.grpc.Status.UNAVAILABLE.withDescription("cannot read job.logs: "
+                            + Check.clip(String.valueOf(failure.getMessage())) + "; retry").asRuntimeException());
+                } else if (outcome.neverRan()) {
+                    response.onError(io.grpc.Status.FAILED_PRECONDITION.withDescription("job " + asked.jobId()
+                            + " never ran, so it has no output").asRuntimeException());
+                } else {
+                    response.onCompleted();
+                }
+            });
+        }, failure -> {
+            if (!cancelled.get()) {
+                response.onError(GrpcErrors.toStatus(failure));
+            }
+        });
+    }
+
+    /** The job as it is now, for a follow; null where it cannot be read this time (the follow asks again). */
+    private JobView reload(io.vertx.core.Context context, String jobId) {
+        java.util.concurrent.CompletableFuture<JobView> job = new java.util.concurrent.CompletableFuture<>();
+        Runnable read = () -> queries.get(jobId).subscribe().with(job::complete, job::completeExceptionally);
+        if (context != null) {
+            context.runOnContext(v -> read.run());
+        } else {
+            read.run();
+        }
+        try {
+            return job.get(5, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return null;
+        }
+    }
+
+    private static int rank(int rank) {
+        if (rank < 0 || rank >= Limits.WORKERS.max()) {
+            throw GrpcErrors.invalid("field 'rank' must be within 0.." + (Limits.WORKERS.max() - 1) + ", was "
+                    + Integer.toUnsignedString(rank));
+        }
+        return rank;
+    }
+
+    private static dev.gpucloud.contracts.events.JobLogChunk.Stream stream(LogStream stream) {
+        return switch (stream) {
+            case LOG_STREAM_UNSPECIFIED -> null;
+            case LOG_STDOUT -> dev.gpucloud.contracts.events.JobLogChunk.Stream.STDOUT;
+            case LOG_STDERR -> dev.gpucloud.contracts.events.JobLogChunk.Stream.STDERR;
+            case UNRECOGNIZED -> throw GrpcErrors.invalid("field 'stream' has an unknown value");
+        };
     }
 
     private static String jobId(String jobId) {

@@ -137,6 +137,23 @@ final class ProtoMapper {
         return JobState.valueOf(s.name());
     }
 
+    /** A chunk of job.logs as StreamLogs sends it, with the lines the call shows of it. */
+    static dev.gpucloud.contracts.grpc.v1.LogChunk toProto(dev.gpucloud.contracts.events.JobLogChunk chunk,
+            List<dev.gpucloud.contracts.events.JobLogChunk.Line> lines) {
+        dev.gpucloud.contracts.grpc.v1.LogChunk.Builder b = dev.gpucloud.contracts.grpc.v1.LogChunk.newBuilder()
+                .setJobId(chunk.jobId()).setAllocationId(chunk.allocationId()).setRank(chunk.rank())
+                .setStream(chunk.stream() == dev.gpucloud.contracts.events.JobLogChunk.Stream.STDOUT
+                        ? dev.gpucloud.contracts.grpc.v1.LogStream.LOG_STDOUT
+                        : dev.gpucloud.contracts.grpc.v1.LogStream.LOG_STDERR)
+                .setNodeId(chunk.nodeId()).setEnd(chunk.end());
+        for (dev.gpucloud.contracts.events.JobLogChunk.Line l : lines) {
+            b.addLines(dev.gpucloud.contracts.grpc.v1.LogLine.newBuilder().setAt(timestamp(l.at())).setText(l.text())
+                    .setContinued(l.continued()).setOffset(l.offset()).setDroppedLines(l.droppedLines())
+                    .setDroppedBytes(l.droppedBytes()));
+        }
+        return b.build();
+    }
+
     static Timestamp timestamp(Instant t) {
         return Timestamp.newBuilder().setSeconds(t.getEpochSecond()).setNanos(t.getNano()).build();
     }

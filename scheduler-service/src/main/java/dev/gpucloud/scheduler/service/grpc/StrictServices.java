@@ -5,6 +5,7 @@ import dev.gpucloud.scheduler.service.engine.JobQueries;
 import dev.gpucloud.scheduler.service.engine.JobWatchers;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import dev.gpucloud.scheduler.service.leader.LeaderState;
+import dev.gpucloud.scheduler.service.logs.JobLogReader;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
@@ -30,8 +31,8 @@ final class StrictServices {
         private final AuditedCalls audited;
 
         Jobs(SchedulerEngine engine, JobQueries queries, JobWatchers watchers, SchedulerConfig config, LeaderState leader,
-                Authentication authentication, AuditedCalls audited) {
-            this.service = new JobGrpcService(engine, queries, watchers, config, leader);
+                JobLogReader logs, Authentication authentication, AuditedCalls audited) {
+            this.service = new JobGrpcService(engine, queries, watchers, config, leader, logs);
             this.authentication = authentication;
             this.audited = audited;
         }
