@@ -11,6 +11,7 @@ import dev.gpucloud.contracts.grpc.v1.Job;
 import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
 import dev.gpucloud.contracts.grpc.v1.JobSpec;
 import dev.gpucloud.contracts.grpc.v1.JobState;
+import dev.gpucloud.contracts.grpc.v1.StreamLogsRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.contracts.tracing.JobTrace;
 import dev.gpucloud.contracts.tracing.LoggedSpan;
@@ -104,6 +105,24 @@ class WalkingSkeletonIT {
         String node = done.getPlacement(0).getNodeId();
         assertThat(node).startsWith("e2e" + RUN_ID);
         assertThat(done.getPlacement(0).getGpuIndicesList()).hasSize(2);
+
+        // what the worker said reached job.logs from its agent (signed, through the broker's ACLs) and StreamLogs
+        // serves it to the tenant alone
+        var logs = JobServiceGrpc.newBlockingStub(channel).withCallCredentials(new BearerToken(token));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            List<String> lines = new ArrayList<>();
+            logs.withDeadlineAfter(30, TimeUnit.SECONDS).streamLogs(StreamLogsRequest.newBuilder().setJobId(id)
+                    .setFollow(true).build()).forEachRemaining(c -> c.getLinesList().forEach(l -> lines.add(
+                            c.getStream() + " " + c.getRank() + " " + l.getText())));
+            assertThat(lines).hasSize(2);
+            assertThat(lines.get(0)).startsWith("LOG_STDOUT 0 ").contains("simulated worker 0 of 1 on " + node)
+                    .endsWith("sleep 4 for 4 s");
+            assertThat(lines.get(1)).endsWith(" exited 0 after 4 s");
+        });
+        assertThatThrownBy(() -> JobServiceGrpc.newBlockingStub(channel).withCallCredentials(new BearerToken(other))
+                .withDeadlineAfter(30, TimeUnit.SECONDS).streamLogs(StreamLogsRequest.newBuilder().setJobId(id)
+                        .build()).hasNext())
+                .hasMessageStartingWith("NOT_FOUND");
 
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
                 assertThat(get(METRICS, "/q/metrics")).containsPattern(
