@@ -155,6 +155,7 @@ say "starting a simulated fleet of $HOSTS a100x8 hosts on :$AGENT_PORT (node pre
 nohup java -Xmx768m $JVM_OPTS -Dquarkus.http.port="$AGENT_PORT" -Dkafka.bootstrap.servers="$BOOTSTRAP" \
   -Dgpucloud.agent.id="bench-$ID" -Dgpucloud.agent.sim.node-prefix="b$ID" \
   -Dgpucloud.agent.sim.fleet="a100x8:$HOSTS" -Dgpucloud.agent.telemetry-interval=15s \
+  -Dgpucloud.agent.logs.simulated=false \
   -jar "$AGENT_JAR" >"$RUN/logs/agent.log" 2>&1 &
 PIDS+=($!)
 

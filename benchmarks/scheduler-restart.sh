@@ -144,6 +144,7 @@ for ((a = 0; a < AGENTS; a++)); do
     -Dgpucloud.agent.id="bench-$ID-$a" -Dgpucloud.agent.sim.node-prefix="b$ID-$a" \
     -Dgpucloud.agent.sim.fleet="a100x8:$n" -Dgpucloud.agent.telemetry-interval=15s \
     -Dgpucloud.agent.inventory-interval=1h \
+    -Dgpucloud.agent.logs.simulated=false \
     -Dgpucloud.agent.spool.dir="$RUN/agent-state/$a/spool" -Dgpucloud.agent.runner.dir="$RUN/agent-state/$a/runs" \
     -jar "$AGENT_JAR" >"$RUN/logs/agent-$a.log" 2>&1 &
   PIDS+=($!)
