@@ -69,40 +69,59 @@ import picocli.CommandLine.Parameters;
                 GpucloudCli.CapacityCommand.class, GpucloudCli.Usage.class, GpucloudCli.Cordon.class,
                 GpucloudCli.Drain.class, GpucloudCli.Undrain.class, Identity.Login.class, Identity.WhoAmI.class,
                 Identity.Logout.class, Identity.Issuer.class, AuditTrailCommand.class, InvoiceCommands.class,
-                TraceCommand.class})
+                TraceCommand.class, LogsCommand.class, ConfigCommands.class, CompletionCommand.class})
 public class GpucloudCli {
 
-    @Option(names = "--scheduler", defaultValue = "${env:GPUCLOUD_SCHEDULER:-localhost:8081}",
-            paramLabel = "HOST:PORT[,...]",
-            description = "Scheduler gRPC address, or several comma-separated (one leader, the rest standbys);"
-                    + " default: ${DEFAULT-VALUE}; env GPUCLOUD_SCHEDULER.")
+    @Option(names = {"--server", "--scheduler"}, paramLabel = "HOST:PORT[,...]",
+            description = "The scheduler's gRPC address, or several comma-separated (one leader, the rest standbys)."
+                    + " Default: env GPUCLOUD_SERVER (or GPUCLOUD_SCHEDULER), else the context's, else the local"
+                    + " stack's that ./gpucloud passes, else localhost:8081.")
     String scheduler;
-    @Option(names = "--ca-file", paramLabel = "PEM", defaultValue = "${env:GPUCLOUD_CA_FILE}",
+    @Option(names = "--ca-file", paramLabel = "PEM",
             description = "Speak TLS to the scheduler, trusting the certificate authority in this PEM file (the stack"
                     + " ./gpucloud up starts: .run/tls/ca.pem, which ./gpucloud passes); without it, plaintext."
-                    + " Env GPUCLOUD_CA_FILE.")
+                    + " Default: env GPUCLOUD_CA_FILE, else the context's.")
     java.nio.file.Path caFile;
 
-    @Option(names = "--profile", defaultValue = "${env:GPUCLOUD_PROFILE:-default}", paramLabel = "NAME",
-            description = "Whose token to send: the one ./gpucloud login stored for this profile (default:"
-                    + " ${DEFAULT-VALUE}; env GPUCLOUD_PROFILE; GPUCLOUD_TOKEN overrides).")
+    @Option(names = "--profile", paramLabel = "NAME",
+            description = "Whose token to send: the one ./gpucloud login stored for this profile (default: env"
+                    + " GPUCLOUD_PROFILE, else the context's, else 'default'; GPUCLOUD_TOKEN overrides the token).")
     String profile;
+
+    @Option(names = "--context", paramLabel = "NAME", description = "Use this context rather than the current one"
+            + " (env GPUCLOUD_CONTEXT; gpucloud config get-contexts lists them).")
+    String context;
 
     @Option(names = "--failover-timeout", defaultValue = "30", paramLabel = "SECONDS",
             description = "How long a call may keep moving between scheduler instances (a standby, one that is"
                     + " down) before it gives up (default: ${DEFAULT-VALUE} s).")
     double failoverTimeout;
 
+    @Option(names = "--request-timeout", paramLabel = "DURATION", defaultValue = "${env:GPUCLOUD_REQUEST_TIMEOUT:-"
+            + RpcDeadline.DEFAULT + "}", description = "How long one call may wait for the scheduler's answer: 500ms,"
+            + " 15s, 2m (default: ${DEFAULT-VALUE}; env GPUCLOUD_REQUEST_TIMEOUT). Streams (watch, logs -f) have none.")
+    String requestTimeout;
+
+    /** Where --server came from, for errors: "--server", "context prod", "the default", ... */
+    String serverFrom = "--server";
+
     public static void main(String[] args) {
-        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true), System::getenv));
     }
+
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        return run(args, out, err, System::getenv);
+    }
+
+    /** The commands that must work whatever the contexts' file says: they read or mend it, or call nothing. */
+    private static final Set<String> NO_TARGET = Set.of("gpucloud config", "gpucloud completion", "gpucloud issuer");
 
     /**
      * Runs the CLI. A mistyped option is one line on stderr and exit 2; a gRPC error prints its
      * status and message, an unreachable scheduler says which address was tried, and either exits 1.
-     * Nothing prints a stack trace.
+     * Nothing prints a stack trace. {@code env} is the environment (a test's own map).
      */
-    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+    static int run(String[] args, PrintWriter out, PrintWriter err, java.util.function.Function<String, String> env) {
         GpucloudCli root = new GpucloudCli();
         CommandLine cli = new CommandLine(root);
         helpEverywhere(cli);
@@ -115,13 +134,39 @@ public class GpucloudCli {
             return 2;
         });
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            err.println("error: " + describe(e, root.scheduler));
+            err.println("error: " + root.describe(e));
             err.flush();
             return 1;
+        });
+        cli.setExecutionStrategy(parsed -> {
+            List<CommandLine> chain = parsed.asCommandLineList();
+            String leaf = chain.get(chain.size() - 1).getCommandSpec().qualifiedName();
+            boolean help = parsed.isUsageHelpRequested() || parsed.isVersionHelpRequested() || chain.stream()
+                    .anyMatch(c -> c.isUsageHelpRequested() || c.isVersionHelpRequested());
+            if (!help && NO_TARGET.stream().noneMatch(leaf::startsWith)) {
+                try {
+                    root.target(env);
+                } catch (Contexts.Problem problem) {
+                    err.println("error: " + problem.getMessage());
+                    err.flush();
+                    return 1;
+                }
+            }
+            return new CommandLine.RunLast().execute(parsed);
         });
         int code = cli.execute(args);
         out.flush();
         return code;
+    }
+
+    /** Puts the settings each command reads in place: flag, else environment, else context, else default. */
+    void target(java.util.function.Function<String, String> env) {
+        Contexts.Target t = Contexts.resolve(scheduler, caFile, profile, context, env);
+        scheduler = t.server();
+        caFile = t.caFile();
+        profile = t.profile();
+        context = t.context();
+        serverFrom = t.serverFrom();
     }
 
     /** -h and --help on every command ("gpucloud submit --help", as the errors say), not the top one alone. */
@@ -134,37 +179,41 @@ public class GpucloudCli {
         }
     }
 
-    /** One line that says what went wrong and, where the scheduler could not be reached, what to do. */
-    static String describe(Exception e, String scheduler) {
+    /** One line that says what went wrong and what to do about it. */
+    String describe(Exception e) {
+        String where = scheduler + (serverFrom.equals("--server") ? "" : " (from " + serverFrom + ")");
+        String point = "; start the stack with ./gpucloud up, or point --server (env GPUCLOUD_SERVER, or a context:"
+                + " gpucloud config use-context) at a running one";
         if (e instanceof SchedulerUnavailableException gaveUp) {
             Status last = gaveUp.lastStatus();
             if (gaveUp.noneReachable()) {
-                return "cannot reach the scheduler at " + scheduler + " (" + unreachable(last) + "); start the stack"
-                        + " with ./gpucloud up, or point --scheduler (env GPUCLOUD_SCHEDULER) at a running one";
+                return "cannot reach the scheduler at " + where + ": " + unreachable(last) + point;
             }
             return String.format(Locale.ROOT, "no scheduler at %s took the call within %.1f s (last, from %s: %s);"
-                    + " ./gpucloud status shows each instance's role, --failover-timeout waits longer", scheduler,
+                    + " ./gpucloud status shows each instance's role, --failover-timeout waits longer", where,
                     gaveUp.spent().toMillis() / 1000.0, gaveUp.lastAddress(), unreachable(last));
         }
-        if (e instanceof Oidc.Failure failure) {
-            return failure.getMessage();
-        }
-        if (e instanceof AuditTrailCommand.BrokerProblem broker) {
-            return broker.getMessage();
-        }
-        if (e instanceof TraceCommand.Problem trace) {
-            return trace.getMessage();
-        }
-        if (e instanceof BillingApi.Failure billing) {
-            return billing.getMessage();
+        if (e instanceof Oidc.Failure || e instanceof AuditTrailCommand.BrokerProblem || e instanceof TraceCommand.Problem
+                || e instanceof BillingApi.Failure || e instanceof Contexts.Problem || e instanceof LogsCommand.Problem) {
+            return e.getMessage();
         }
         if (e instanceof StatusRuntimeException sre) {
             Status status = sre.getStatus();
-            if (status.getCode() == Status.Code.UNAVAILABLE) {
-                return "cannot reach the scheduler at " + scheduler + " (" + unreachable(status) + "); start the stack with"
-                        + " ./gpucloud up, or point --scheduler (env GPUCLOUD_SCHEDULER) at a running one";
-            }
-            return status.getCode() + ": " + firstLine(String.valueOf(status.getDescription()));
+            String said = firstLine(String.valueOf(status.getDescription()));
+            return switch (status.getCode()) {
+                case UNAVAILABLE -> "cannot reach the scheduler at " + where + ": " + unreachable(status) + point;
+                case DEADLINE_EXCEEDED -> "the scheduler at " + where + " did not answer in time: " + said
+                        + "; try again, or allow longer with --request-timeout (env GPUCLOUD_REQUEST_TIMEOUT)";
+                case UNAUTHENTICATED -> "UNAUTHENTICATED: " + said + (said.contains("gpucloud login") ? ""
+                        : "; log in with gpucloud login (profile " + profile + "), or --profile NAME for another");
+                case PERMISSION_DENIED -> "PERMISSION_DENIED: " + said + " (as profile " + profile
+                        + "; gpucloud whoami shows whose token that is)";
+                default -> status.getCode() + ": " + said;
+            };
+        }
+        if (e instanceof java.io.UncheckedIOException io) {
+            return firstLine(String.valueOf(io.getMessage())) + (io.getCause() == null ? ""
+                    : " (" + firstLine(String.valueOf(io.getCause().getMessage())) + ")");
         }
         return e.getClass().getSimpleName() + ": " + firstLine(String.valueOf(e.getMessage()));
     }
@@ -178,8 +227,14 @@ public class GpucloudCli {
         return text.lines().findFirst().orElse("").strip();
     }
 
-    /** The scheduler instances of --scheduler; each move is one line on stderr. */
+    /** The scheduler instances of --server; each move is one line on stderr; every unary call has a deadline. */
     LeaderFailover failover(PrintWriter err) {
+        Duration deadline;
+        try {
+            deadline = RpcDeadline.parse(requestTimeout);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--request-timeout: " + e.getMessage());
+        }
         if (!(failoverTimeout >= 0)) {
             throw new CommandLine.ParameterException(new CommandLine(this),
                     "--failover-timeout must be a number of seconds >= 0, was " + failoverTimeout);
@@ -188,7 +243,7 @@ public class GpucloudCli {
         try {
             addresses = LeaderFailover.parseAddresses(scheduler);
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--scheduler: " + e.getMessage());
+            throw new CommandLine.ParameterException(new CommandLine(this), "--server: " + e.getMessage());
         }
         // TLS, trusting the stack's own CA only, where one is named
         ChannelCredentials credentials = caFile == null ? null : tls(caFile);
@@ -203,6 +258,7 @@ public class GpucloudCli {
                     ? ManagedChannelBuilder.forTarget(address).usePlaintext()
                     : Grpc.newChannelBuilder(address, credentials);
             token.ifPresent(t -> channel.intercept(t.interceptor()));
+            channel.intercept(new RpcDeadline(deadline));
             return channel.build();
         }, LeaderFailover.Clock.system());
     }
@@ -439,29 +495,51 @@ public class GpucloudCli {
         List<JobState> states = new ArrayList<>();
         @Option(names = "--limit", defaultValue = "50")
         int limit;
+        @CommandLine.Mixin
+        Output output;
 
         @Override
         Integer run(LeaderFailover scheduler) {
+            Output.Format format = output.format(Output.Format.values());
+            if (limit < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be at least 1, was " + limit);
+            }
+            List<Job> jobs = new ArrayList<>();
             String token = "";
-            int shown = 0;
-            boolean header = false;
             do {
                 ListJobsRequest request = ListJobsRequest.newBuilder().setTenant(tenant)
-                        .addAllStates(states).setPageSize(Math.min(limit - shown, 100)).setPageToken(token).build();
+                        .addAllStates(states).setPageSize(Math.min(limit - jobs.size(), 100)).setPageToken(token).build();
                 ListJobsResponse page = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).listJobs(request));
-                if (!header) {
-                    out().printf("%-16s %-10s %-12s %-10s %-40s %s%n", "JOB", "TENANT", "NAME", "STATE", "PLACEMENT",
-                            "REASON");
-                    header = true;
-                }
-                for (Job job : page.getJobsList()) {
-                    out().printf("%-16s %-10s %-12s %-10s %-40s %s%n", job.getJobId(), job.getTenant(),
-                            clip(job.getSpec().getName(), 12), job.getState(), placement(job.getPlacementList()),
-                            job.getReason());
-                    shown++;
-                }
+                page.getJobsList().stream().limit(limit - jobs.size()).forEach(jobs::add);
                 token = page.getNextPageToken();
-            } while (!token.isEmpty() && shown < limit);
+            } while (!token.isEmpty() && jobs.size() < limit);
+            if (output.structured()) {
+                com.fasterxml.jackson.databind.node.ObjectNode tree = com.fasterxml.jackson.databind.node.JsonNodeFactory
+                        .instance.objectNode();
+                jobs.forEach(j -> tree.withArray("jobs").add(Output.protoTree(j)));
+                tree.withArray("jobs");
+                out().print(output.document(tree));
+                out().flush();
+                return 0;
+            }
+            boolean wide = format == Output.Format.WIDE;
+            Output.Table table = wide
+                    ? new Output.Table("JOB", "TENANT", "NAME", "STATE", "ASKS", "CAPACITY", "PRIORITY", "SUBMITTED",
+                            "PLACEMENT", "REASON")
+                    : new Output.Table("JOB", "TENANT", "NAME", "STATE", "PLACEMENT", "REASON");
+            for (Job job : jobs) {
+                JobSpec s = job.getSpec();
+                if (wide) {
+                    table.row(job.getJobId(), job.getTenant(), s.getName(), job.getState(), JobView.each(s),
+                            Choice.word(s.getCapacity().name().replace("CAPACITY_", "")),
+                            Choice.word(s.getPriority().name().replace("PRIORITY_", "")),
+                            JobView.time(job.getSubmittedAt()), placement(job.getPlacementList()), job.getReason());
+                } else {
+                    table.row(job.getJobId(), job.getTenant(), clip(s.getName(), 12), job.getState(),
+                            placement(job.getPlacementList()), job.getReason());
+                }
+            }
+            output.print(out(), table);
             return 0;
         }
     }
@@ -470,15 +548,15 @@ public class GpucloudCli {
     static class Get extends Base {
         @Parameters(index = "0", description = "Job id.")
         String jobId;
-        @Option(names = {"-o", "--output"}, defaultValue = "text", converter = Choice.OfOutput.class,
-                description = "text, or json (protobuf's JSON mapping of the Job message).")
-        Choice.Output output;
+        @CommandLine.Mixin
+        Output output;
 
         @Override
         Integer run(LeaderFailover scheduler) {
+            output.format(Output.Format.TEXT, Output.Format.JSON, Output.Format.YAML);
             GetJobRequest request = GetJobRequest.newBuilder().setJobId(jobId).build();
             Job job = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).getJob(request));
-            out().print(output == Choice.Output.JSON ? JobView.json(job) + System.lineSeparator() : JobView.text(job));
+            out().print(output.structured() ? output.document(job) : JobView.text(job));
             out().flush();
             return 0;
         }
@@ -536,20 +614,47 @@ public class GpucloudCli {
 
     @Command(name = "nodes", description = "List the hosts the scheduler knows.")
     static class Nodes extends Base {
+        @Option(names = "--model", paramLabel = "GPU_MODEL", defaultValue = "", description = "Only hosts with this"
+                + " GPU model, e.g. A100-SXM4-40GB.")
+        String model;
+        @CommandLine.Mixin
+        Output output;
+
         @Override
         Integer run(LeaderFailover scheduler) {
-            List<Node> nodes = NodePages.all(ListNodesRequest.getDefaultInstance(),
+            Output.Format format = output.format(Output.Format.values());
+            List<Node> nodes = NodePages.all(ListNodesRequest.newBuilder().setGpuModel(model).build(),
                     page -> scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch).listNodes(page)));
-            out().printf("%-18s %-14s %-10s %-6s %-5s %-9s %s%n", "NODE", "INSTANCE", "CAPACITY", "FABRIC", "FREE",
-                    "STATE", "GPUS");
+            if (output.structured()) {
+                com.fasterxml.jackson.databind.node.ObjectNode tree = com.fasterxml.jackson.databind.node.JsonNodeFactory
+                        .instance.objectNode();
+                tree.withArray("nodes");
+                nodes.forEach(n -> tree.withArray("nodes").add(Output.protoTree(n)));
+                out().print(output.document(tree));
+                out().flush();
+                return 0;
+            }
+            boolean wide = format == Output.Format.WIDE;
+            Output.Table table = wide
+                    ? new Output.Table("NODE", "INSTANCE", "CAPACITY", "FABRIC", "FREE", "STATE", "GPUS", "ZONE",
+                            "HOSTNAME", "GPU-MEMORY", "USD/HOUR", "LAST-SEEN", "CORDON-REASON")
+                    : new Output.Table("NODE", "INSTANCE", "CAPACITY", "FABRIC", "FREE", "STATE", "GPUS");
             for (Node node : nodes) {
                 long free = node.getGpusList().stream().filter(g -> !g.getAllocated()).count();
-                out().printf("%-18s %-14s %-10s %-6s %-5s %-9s %d x %s%s%n", node.getNodeId(), node.getInstanceType(),
-                        node.getCapacityType(), node.getRdmaFabric().isEmpty() ? "-" : node.getRdmaFabric(),
-                        free + "/" + node.getGpusCount(), state(node), node.getGpusCount(),
-                        node.getGpusCount() == 0 ? "-" : node.getGpus(0).getModel(),
-                        node.getCordonReason().isEmpty() ? "" : "  (" + clip(node.getCordonReason(), 60) + ")");
+                String gpus = node.getGpusCount() + " x " + (node.getGpusCount() == 0 ? "-" : node.getGpus(0).getModel());
+                if (wide) {
+                    table.row(node.getNodeId(), node.getInstanceType(), node.getCapacityType(), node.getRdmaFabric(),
+                            free + "/" + node.getGpusCount(), state(node), gpus, node.getZone(), node.getHostname(),
+                            node.getGpusCount() == 0 ? "" : node.getGpus(0).getMemoryMib() + "Mi",
+                            String.format(Locale.ROOT, "%.4f", node.getPriceMicrosPerHour() / 1e6),
+                            JobView.time(node.getLastSeen()), node.getCordonReason());
+                } else {
+                    table.row(node.getNodeId(), node.getInstanceType(), node.getCapacityType(), node.getRdmaFabric(),
+                            free + "/" + node.getGpusCount(), state(node), gpus
+                                    + (node.getCordonReason().isEmpty() ? "" : "  (" + clip(node.getCordonReason(), 60) + ")"));
+                }
             }
+            output.print(out(), table);
             return 0;
         }
 
@@ -649,41 +754,93 @@ public class GpucloudCli {
         return 0;
     }
 
-    @Command(name = "capacity", description = "Total and free GPUs by model and capacity type.")
+    @Command(name = "capacity", description = "Total and free GPUs by model, capacity type and RDMA fabric.")
     static class CapacityCommand extends Base {
+        @CommandLine.Mixin
+        Output output;
+
         @Override
         Integer run(LeaderFailover scheduler) {
+            Output.Format format = output.format(Output.Format.values());
             Capacity capacity = scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch)
                     .getCapacity(GetCapacityRequest.getDefaultInstance()));
-            capacity.getModelsList().forEach(m -> out().printf("%-18s %-10s %-12s %d/%d free (%.2f GPUs incl. shares)%n",
-                    m.getModel(), m.getCapacityType(), m.getRdmaFabric().isEmpty() ? "no-rdma" : m.getRdmaFabric(),
-                    m.getFreeGpus(), m.getTotalGpus(), m.getFreeMilli() / 1000.0));
-            out().printf("%-29s %d/%d free%n", "all", capacity.getFreeGpus(), capacity.getTotalGpus());
+            if (output.structured()) {
+                out().print(output.document(capacity));
+                out().flush();
+                return 0;
+            }
+            boolean wide = format == Output.Format.WIDE;
+            Output.Table table = wide
+                    ? new Output.Table("MODEL", "CAPACITY", "FABRIC", "FREE", "TOTAL", "FREE-SHARE", "USED-SHARE")
+                    : new Output.Table("MODEL", "CAPACITY", "FABRIC", "FREE", "TOTAL");
+            for (dev.gpucloud.contracts.grpc.v1.ModelCapacity m : capacity.getModelsList()) {
+                String fabric = m.getRdmaFabric().isEmpty() ? "no-rdma" : m.getRdmaFabric();
+                if (wide) {
+                    table.row(m.getModel(), m.getCapacityType(), fabric, m.getFreeGpus(), m.getTotalGpus(),
+                            Usage.gpus(m.getFreeMilli()), Usage.gpus(Math.max(0, m.getTotalGpus() * 1000L - m.getFreeMilli())));
+                } else {
+                    table.row(m.getModel(), m.getCapacityType(), fabric, m.getFreeGpus(), m.getTotalGpus());
+                }
+            }
+            if (wide) {
+                table.row("all", "", "", capacity.getFreeGpus(), capacity.getTotalGpus(), "", "");
+            } else {
+                table.row("all", "", "", capacity.getFreeGpus(), capacity.getTotalGpus());
+            }
+            output.print(out(), table);
             return 0;
         }
     }
 
-    @Command(name = "usage", description = {"A tenant's GPU quota and what its jobs hold and wait for.",
-            "For its tenant-admins, finance and operators."})
+    @Command(name = "usage", aliases = "quota", description = {"A tenant's GPU quota and what its jobs hold and wait for.",
+            "For its tenant-admins, finance and operators; `gpucloud quota` is the same command."})
     static class Usage extends Base {
         @Option(names = "--tenant", defaultValue = "", description = "The tenant (default: the token's only one).")
         String tenant;
+        @CommandLine.Mixin
+        Output output;
 
         @Override
         Integer run(LeaderFailover scheduler) {
+            Output.Format format = output.format(Output.Format.values());
             GetTenantUsageRequest request = GetTenantUsageRequest.newBuilder().setTenant(tenant).build();
             TenantUsage u = scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch).getTenantUsage(request));
-            out().printf("tenant %s: %s GPUs held by %d running job(s), %s GPUs asked for by %d waiting%n",
-                    u.getTenant(), gpus(u.getRunningMilli()), u.getRunningJobs(), gpus(u.getPendingMilli()),
-                    u.getPendingJobs());
-            out().printf("quota: soft %s, hard %s GPUs; fair-share weight %d, dominant share %.1f%%%n",
-                    u.getSoftQuotaMilli() == 0 ? "none" : gpus(u.getSoftQuotaMilli()),
-                    u.getHardQuotaMilli() == 0 ? "none" : gpus(u.getHardQuotaMilli()), u.getWeight(),
-                    100 * u.getDominantShare());
+            if (output.structured()) {
+                out().print(output.document(u));
+                out().flush();
+                return 0;
+            }
+            if (format == Output.Format.TEXT) {
+                out().printf("tenant %s: %s GPUs held by %d running job(s), %s GPUs asked for by %d waiting%n",
+                        u.getTenant(), gpus(u.getRunningMilli()), u.getRunningJobs(), gpus(u.getPendingMilli()),
+                        u.getPendingJobs());
+                out().printf("quota: soft %s, hard %s GPUs; fair-share weight %d, dominant share %.1f%%%n",
+                        quota(u.getSoftQuotaMilli()), quota(u.getHardQuotaMilli()), u.getWeight(),
+                        100 * u.getDominantShare());
+                String headroom = u.getHardQuotaMilli() == 0 ? "no hard quota: a submission is never refused for it"
+                        : u.getRunningMilli() + u.getPendingMilli() >= u.getHardQuotaMilli()
+                        ? "at its hard quota: a new submission is refused (RESOURCE_EXHAUSTED) until jobs end"
+                        : gpus(u.getHardQuotaMilli() - u.getRunningMilli() - u.getPendingMilli())
+                                + " GPUs more may be asked for before the hard quota refuses a submission";
+                out().println(headroom);
+                out().flush();
+                return 0;
+            }
+            Output.Table table = new Output.Table("TENANT", "RUNNING-JOBS", "HELD-GPUS", "WAITING-JOBS", "ASKED-GPUS",
+                    "SOFT-QUOTA", "HARD-QUOTA", "WEIGHT", "DOMINANT-SHARE");
+            table.row(u.getTenant(), u.getRunningJobs(), gpus(u.getRunningMilli()), u.getPendingJobs(),
+                    gpus(u.getPendingMilli()), quota(u.getSoftQuotaMilli()), quota(u.getHardQuotaMilli()), u.getWeight(),
+                    String.format(Locale.ROOT, "%.1f%%", 100 * u.getDominantShare()));
+            output.print(out(), table);
             return 0;
         }
 
-        private static String gpus(long milli) {
+        private static String quota(long milli) {
+            return milli == 0 ? "none" : gpus(milli);
+        }
+
+        /** Milli-GPU as GPUs: "8", "0.125". */
+        static String gpus(long milli) {
             return milli % 1000 == 0 ? Long.toString(milli / 1000) : String.format(java.util.Locale.ROOT, "%.3f",
                     milli / 1000.0);
         }

@@ -72,19 +72,24 @@ final class InvoiceCommands implements Callable<Integer> {
         String tenant;
         @Option(names = "--month", required = true, paramLabel = "YYYY-MM", description = "The month (UTC), ended.")
         String month;
-        @Option(names = {"-o", "--output"}, defaultValue = "text", converter = Choice.OfOutput.class,
-                description = "text, or json (billing's answer as it is).")
-        Choice.Output output;
+        /** text, or json or yaml: billing's answer as it is (docs/api.md). */
+        @CommandLine.Mixin
+        Output output;
 
         @Override
         public Integer call() {
+            output.format(Output.Format.TEXT, Output.Format.JSON, Output.Format.YAML);
             tenant(tenant, spec);
             month(month, spec);
             BillingApi.Answer answer = invoice.api().post("/invoices/" + tenant + "/" + month + "/close", Map.of(), null,
                     "");
             PrintWriter out = spec.commandLine().getOut();
-            if (output == Choice.Output.JSON) {
+            if (output.format == Output.Format.JSON) {
                 out.println(answer.text());
+                return 0;
+            }
+            if (output.format == Output.Format.YAML) {
+                out.print(output.document(answer.body()));
                 return 0;
             }
             JsonNode frozen = answer.body().path("invoice");
@@ -121,12 +126,13 @@ final class InvoiceCommands implements Callable<Integer> {
                 + " . _ : -; default: a new random one, printed). The same key with the same request books nothing"
                 + " twice: use it to retry.")
         String key;
-        @Option(names = {"-o", "--output"}, defaultValue = "text", converter = Choice.OfOutput.class,
-                description = "text, or json (billing's answer as it is).")
-        Choice.Output output;
+        /** text, or json or yaml: billing's answer as it is (docs/api.md). */
+        @CommandLine.Mixin
+        Output output;
 
         @Override
         public Integer call() {
+            output.format(Output.Format.TEXT, Output.Format.JSON, Output.Format.YAML);
             tenant(tenant, spec);
             long micros = micros(amount, spec);
             if (month != null) {
@@ -143,8 +149,12 @@ final class InvoiceCommands implements Callable<Integer> {
             BillingApi.Answer answer = invoice.api().post("/invoices/" + tenant + "/adjustments",
                     Map.of("Idempotency-Key", idempotencyKey), body.toString(), retry);
             PrintWriter out = spec.commandLine().getOut();
-            if (output == Choice.Output.JSON) {
+            if (output.format == Output.Format.JSON) {
                 out.println(answer.text());
+                return 0;
+            }
+            if (output.format == Output.Format.YAML) {
+                out.print(output.document(answer.body()));
                 return 0;
             }
             JsonNode booked = answer.body();

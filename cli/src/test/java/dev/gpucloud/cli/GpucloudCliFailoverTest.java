@@ -317,8 +317,8 @@ class GpucloudCliFailoverTest {
         assertThat(r.errLines()).hasSize(2);
         assertThat(r.errLines().get(0)).isEqualTo(a + ": connection refused; retrying at " + b);
         assertThat(r.errLines().get(1)).isEqualTo("error: cannot reach the scheduler at " + a + "," + b
-                + " (connection refused); start the stack with ./gpucloud up, or point --scheduler"
-                + " (env GPUCLOUD_SCHEDULER) at a running one");
+                + ": connection refused; start the stack with ./gpucloud up, or point --server (env GPUCLOUD_SERVER,"
+                + " or a context: gpucloud config use-context) at a running one");
     }
 
     @Test
