@@ -105,7 +105,11 @@ public class GpucloudCli {
     /** Where --server came from, for errors: "--server", "context prod", "the default", ... */
     String serverFrom = "--server";
 
+    /** gRPC's own logger: it writes a name it cannot resolve as a stack trace; the CLI says it in one line instead. */
+    private static final java.util.logging.Logger GRPC_LOG = java.util.logging.Logger.getLogger("io.grpc");
+
     public static void main(String[] args) {
+        GRPC_LOG.setLevel(java.util.logging.Level.OFF);
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true), System::getenv));
     }
 
@@ -392,7 +396,17 @@ public class GpucloudCli {
                     .setClientRequestId(id)
                     .setSpec(built)
                     .build();
-            SubmitJobResponse response = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).submitJob(request));
+            SubmitJobResponse response;
+            try {
+                response = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).submitJob(request));
+            } catch (StatusRuntimeException e) {
+                if (e.getStatus().getCode() != Status.Code.DEADLINE_EXCEEDED) {
+                    throw e;
+                }
+                // the job may have been accepted: say which request id finds it again without a second job
+                throw Status.DEADLINE_EXCEEDED.withDescription(e.getStatus().getDescription() + "; --request-id "
+                        + id).asRuntimeException();
+            }
             Job job = response.getJob();
             out().println(job.getJobId() + (response.getDuplicate() ? " (already submitted)" : "") + "  "
                     + job.getState() + "  " + job.getReason());

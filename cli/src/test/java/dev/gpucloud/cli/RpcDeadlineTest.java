@@ -35,6 +35,12 @@ class RpcDeadlineTest {
             }
 
             @Override
+            public void submitJob(dev.gpucloud.contracts.grpc.v1.SubmitJobRequest request,
+                    StreamObserver<dev.gpucloud.contracts.grpc.v1.SubmitJobResponse> response) {
+                // never answers either
+            }
+
+            @Override
             public void listJobs(ListJobsRequest request, StreamObserver<ListJobsResponse> response) {
                 response.onError(Status.UNAUTHENTICATED.withDescription("no bearer token").asRuntimeException());
             }
@@ -56,6 +62,15 @@ class RpcDeadlineTest {
         assertThat(r.code()).isEqualTo(1);
         GpucloudCliTest.assertOneLineError(r, "the scheduler at localhost:" + server.getPort() + " did not answer in"
                 + " time: GetJob got no answer within 300ms", "--request-timeout (env GPUCLOUD_REQUEST_TIMEOUT)");
+    }
+
+    @Test
+    void a_submit_that_gets_no_answer_names_the_request_id_that_finds_it_again_without_a_second_job() {
+        GpucloudCliTest.Result r = cli("--request-timeout", "300ms", "submit", "--tenant", "acme", "--request-id",
+                "run-7", "--", "sleep", "1");
+        assertThat(r.code()).isEqualTo(1);
+        GpucloudCliTest.assertOneLineError(r, "SubmitJob got no answer within 300ms (it may still be accepted:"
+                + " submitting again with the same --request-id never makes a second job); --request-id run-7");
     }
 
     @Test
