@@ -569,9 +569,13 @@ public class GpucloudCli {
     static class Watch extends Base {
         @Parameters(index = "0", description = "Job id.")
         String jobId;
+        /** text (a line an event), or json: one JobEvent a line in protobuf's JSON mapping. */
+        @CommandLine.Mixin
+        Output output;
 
         @Override
         Integer run(LeaderFailover scheduler) {
+            Output.Format format = output.format(Output.Format.TEXT, Output.Format.JSON);
             WatchJobRequest request = WatchJobRequest.newBuilder().setJobId(jobId).build();
             LeaderFailover.Attempts attempts = scheduler.attempts();
             // a re-opened stream starts again from the job's current state: print each event once
@@ -584,11 +588,16 @@ public class GpucloudCli {
                         JobEvent e = events.next();
                         attempts.progressed();
                         last = e.getState();
-                        if (printed.add(e)) {
+                        if (!printed.add(e)) {
+                            continue;
+                        }
+                        if (format == Output.Format.JSON) {
+                            out().println(Output.jsonLine(e));
+                        } else {
                             out().printf("%s  %-10s %s %s%n", Instant.ofEpochSecond(e.getAt().getSeconds(),
                                     e.getAt().getNanos()), e.getState(), e.getReason(), placement(e.getPlacementList()));
-                            out().flush();
                         }
+                        out().flush();
                     }
                     return last == JobState.SUCCEEDED ? 0 : 1;
                 } catch (StatusRuntimeException e) {

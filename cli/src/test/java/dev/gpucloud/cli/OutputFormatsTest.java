@@ -164,10 +164,18 @@ class OutputFormatsTest {
     }
 
     @Test
+    void a_jobs_limit_below_one_is_one_line() {
+        GpucloudCliTest.Result r = cli("jobs", "--limit", "0");
+        assertThat(r.code()).isEqualTo(2);
+        GpucloudCliTest.assertOneLineError(r, "--limit must be at least 1, was 0");
+    }
+
+    @Test
     void an_unknown_output_is_one_line_listing_the_formats_on_every_read_command() {
         for (List<String> command : List.of(List.of("jobs"), List.of("get", "j-42"), List.of("nodes"),
                 List.of("capacity"), List.of("usage"), List.of("quota"), List.of("audit"), List.of("trace", "job-1"),
-                List.of("logs", "job-1"), List.of("config", "get-contexts"))) {
+                List.of("logs", "job-1"), List.of("watch", "job-1"), List.of("config", "get-contexts"),
+                List.of("invoice", "show", "acme"))) {
             java.util.List<String> args = new java.util.ArrayList<>(command);
             args.addAll(List.of("-o", "xml"));
             GpucloudCliTest.Result r = cli(args.toArray(String[]::new));
