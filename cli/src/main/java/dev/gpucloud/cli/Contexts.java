@@ -22,6 +22,8 @@ import java.util.regex.Pattern;
  */
 final class Contexts {
 
+    /** The name that asks for no context at all (--context none): only flags, environment and defaults. */
+    static final String NONE = "none";
     /** A context's name: as a profile's, 1..63 letters, digits, dots, dashes or underscores. */
     static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
 
@@ -100,6 +102,9 @@ final class Contexts {
 
     /** A name that can be a context's; else an IllegalArgumentException that says what one looks like. */
     static String checkName(String name) {
+        if (NONE.equals(name)) {
+            throw new IllegalArgumentException("'none' is not a context's name: --context none means no context");
+        }
         if (name == null || !NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("a context's name must be 1..63 letters, digits, dots, dashes or"
                     + " underscores, starting with a letter or digit, was '" + GpucloudCli.clip(String.valueOf(name), 64)
@@ -114,7 +119,8 @@ final class Contexts {
 
     /**
      * The scheduler, CA and profile a command uses. Each setting is taken from the first that gives it: its flag,
-     * its environment variable, the context (--context, else GPUCLOUD_CONTEXT, else the current one), the default.
+     * its environment variable, the context (--context, else GPUCLOUD_CONTEXT, else the current one; "none": no
+     * context, and the file is not read), the default.
      * A context that names a server brings its own trust (its ca-file, else plaintext): the local stack's CA, the
      * default's, is not sent to someone else's scheduler.
      */
@@ -122,7 +128,10 @@ final class Contexts {
             java.util.function.Function<String, String> env) {
         String contextName = first(flagContext, env.apply("GPUCLOUD_CONTEXT"));
         Config config = null;
-        if (contextName == null) {
+        if (NONE.equals(contextName)) {
+            config = Config.empty(); // the file is not read: whatever it holds, it cannot stop this command
+            contextName = null;
+        } else if (contextName == null) {
             config = read();
             contextName = config.current();
         }

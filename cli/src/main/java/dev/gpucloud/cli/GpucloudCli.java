@@ -68,7 +68,7 @@ public class GpucloudCli {
     String profile;
 
     @Option(names = "--context", paramLabel = "NAME", description = "Use this context rather than the current one"
-            + " (env GPUCLOUD_CONTEXT; gpucloud config get-contexts lists them).")
+            + " (env GPUCLOUD_CONTEXT; gpucloud config get-contexts lists them); none: no context at all.")
     String context;
 
     @Option(names = "--failover-timeout", defaultValue = "30", paramLabel = "SECONDS",

@@ -135,6 +135,9 @@ class ContextsTest {
         env.put("GPUCLOUD_CONTEXT", "live");
         assertThat(cli("jobs").code()).isZero();
         assertThat(cli("--context", "dead", "jobs").err()).contains("(from context dead)");
+        env.remove("GPUCLOUD_CONTEXT");
+        env.put("GPUCLOUD_LOCAL_SERVER", live);
+        assertThat(cli("--context", "none", "jobs").code()).as("none: no context, the current one neither").isZero();
     }
 
     @Test
@@ -158,6 +161,8 @@ class ContextsTest {
         env.remove("GPUCLOUD_CONTEXT");
         GpucloudCliTest.assertOneLineError(cli("config", "set-context", "../etc", "--server", live),
                 "a context's name must be 1..63 letters");
+        GpucloudCliTest.assertOneLineError(cli("config", "set-context", "none", "--server", live),
+                "'none' is not a context's name");
         GpucloudCliTest.assertOneLineError(cli("config", "set-context", "fresh"), "context 'fresh' is new: give it"
                 + " at least --server");
         GpucloudCliTest.assertOneLineError(cli("config", "set-context", "a", "--server", "a b:1"),
@@ -179,6 +184,9 @@ class ContextsTest {
         GpucloudCliTest.assertOneLineError(r, "cannot read the CLI's contexts in " + file, "srever");
         Files.writeString(file, "current-context: gone\n");
         GpucloudCliTest.assertOneLineError(cli("jobs"), "no context 'gone'");
+        env.put("GPUCLOUD_CONTEXT", "none");
+        assertThat(cli("--server", live, "jobs").code()).as("none does not read the file").isZero();
+        env.remove("GPUCLOUD_CONTEXT");
         assertThat(cli("config", "set-context", "gone", "--server", live).code()).isZero();
         assertThat(cli("jobs").code()).isZero();
     }

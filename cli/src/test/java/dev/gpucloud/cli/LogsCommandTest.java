@@ -134,6 +134,14 @@ class LogsCommandTest {
     }
 
     @Test
+    void timestamps_put_when_the_agent_read_each_line_first() {
+        answers.add(sends(chunk("job-solo", 0, LogStream.LOG_STDOUT, line(0, "epoch 1"))));
+        GpucloudCliTest.Result r = logs("job-solo", "--timestamps");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).isEqualTo("2027-01-15T08:00:00Z epoch 1\n");
+    }
+
+    @Test
     void several_workers_lines_carry_their_rank_and_stream() {
         answers.add(sends(chunk("job-pair", 0, LogStream.LOG_STDOUT, line(0, "rank zero up")),
                 chunk("job-pair", 1, LogStream.LOG_STDERR, line(0, "rank one complains")),
