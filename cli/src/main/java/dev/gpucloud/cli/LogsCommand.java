@@ -2,6 +2,7 @@ package dev.gpucloud.cli;
 
 import com.google.protobuf.Timestamp;
 import dev.gpucloud.client.LeaderFailover;
+import dev.gpucloud.client.SchedulerUnavailableException;
 import dev.gpucloud.contracts.grpc.v1.GetJobRequest;
 import dev.gpucloud.contracts.grpc.v1.Job;
 import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
@@ -101,6 +102,8 @@ final class LogsCommand extends GpucloudCli.Base {
         PrintWriter err = spec.commandLine().getErr();
         LeaderFailover.Attempts attempts = scheduler.attempts();
         boolean reopened = false;
+        long downSince = 0;
+        int waits = 0;
         while (true) {
             StreamLogsRequest.Builder request = StreamLogsRequest.newBuilder().setJobId(jobId).setFollow(follow);
             if (rank != null) {
@@ -118,16 +121,50 @@ final class LogsCommand extends GpucloudCli.Base {
                 while (ask(chunks::hasNext)) {
                     LogChunk chunk = chunks.next();
                     attempts.progressed();
+                    downSince = 0;
+                    waits = 0;
                     print(chunk, format, out, err);
                 }
                 flushPartials(out);
                 return 0;
             } catch (StatusRuntimeException broken) {
-                attempts.failed(broken);
+                try {
+                    // a server that stops cancels its streams (RST_STREAM): a break like any other, since this
+                    // command never cancels its own
+                    attempts.failed(broken.getStatus().getCode() != Status.Code.CANCELLED ? broken
+                            : Status.UNAVAILABLE.withDescription("the stream was closed ("
+                                    + GpucloudCli.firstLine(String.valueOf(broken.getStatus().getDescription())) + ")")
+                                    .asRuntimeException());
+                } catch (SchedulerUnavailableException down) {
+                    // with -f, a scheduler that restarts (every address refusing for a moment) is waited for, as
+                    // long as a failover may take; without -f, or past that, it is the error
+                    if (!follow || !down.noneReachable() || downSince != 0
+                            && System.nanoTime() - downSince > (long) (parent.failoverTimeout * 1e9)) {
+                        throw down;
+                    }
+                    if (downSince == 0) {
+                        downSince = System.nanoTime();
+                        err.println("note: the scheduler at " + down.lastAddress() + " went away; waiting up to "
+                                + RpcDeadline.words(java.time.Duration.ofMillis((long) (parent.failoverTimeout * 1000)))
+                                + " for it (--failover-timeout)");
+                        err.flush();
+                    }
+                    pause(LeaderFailover.backoff(waits++));
+                    attempts = scheduler.attempts();
+                }
                 // the stream broke: open it again, passing over what was printed
                 seen.values().forEach(s -> s.resumeAfter = s.offset);
                 reopened = true;
             }
+        }
+    }
+
+    private static void pause(java.time.Duration wait) {
+        try {
+            Thread.sleep(wait.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
         }
     }
 

@@ -43,6 +43,7 @@ class LogsCommandTest {
     @TempDir
     Path home;
     Server server;
+    JobServiceGrpc.JobServiceImplBase service;
     final List<StreamLogsRequest> requests = new CopyOnWriteArrayList<>();
     /** What the n-th StreamLogs call (0-based) does with its observer. */
     final List<BiConsumer<StreamLogsRequest, StreamObserver<LogChunk>>> answers = new ArrayList<>();
@@ -50,7 +51,7 @@ class LogsCommandTest {
     @BeforeEach
     void start() throws Exception {
         System.setProperty("gpucloud.home", home.toString());
-        server = ServerBuilder.forPort(0).addService(new JobServiceGrpc.JobServiceImplBase() {
+        service = new JobServiceGrpc.JobServiceImplBase() {
             @Override
             public void getJob(GetJobRequest request, StreamObserver<Job> response) {
                 for (Job j : List.of(SOLO, PAIR, WAITING)) {
@@ -75,7 +76,8 @@ class LogsCommandTest {
                 }
                 answers.get(Math.min(n, answers.size() - 1)).accept(request, response);
             }
-        }).build().start();
+        };
+        server = ServerBuilder.forPort(0).addService(service).build().start();
     }
 
     @AfterEach
@@ -218,6 +220,40 @@ class LogsCommandTest {
         assertThat(requests.get(1).getSince()).as("the earlier of the two workers' last lines")
                 .isEqualTo(line(0, "").getAt());
         assertThat(r.err()).contains("retrying at localhost:" + server.getPort());
+    }
+
+    @Test
+    void a_follow_waits_for_a_scheduler_that_restarts_and_goes_on_where_it_was() throws Exception {
+        answers.add((request, response) -> {
+            response.onNext(chunk("job-solo", 0, LogStream.LOG_STDOUT, line(0, "one"), line(4, "two")));
+            // and the stream stays open until the server goes
+        });
+        answers.add(sends(chunk("job-solo", 0, LogStream.LOG_STDOUT, line(0, "one"), line(4, "two"), line(8, "three"))));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int port = server.getPort();
+        int[] code = {-1};
+        Thread follow = new Thread(() -> code[0] = GpucloudCli.run(new String[] {"--server", "localhost:" + port,
+                "logs", "-f", "job-solo"}, new PrintWriter(out), new PrintWriter(err), Map.<String, String>of()::get));
+        follow.start();
+        awaitText(out, "two\n");
+        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        awaitText(err, "went away"); // it found nothing listening, and waits
+        server = ServerBuilder.forPort(port).addService(service).build().start();
+        follow.join(60_000);
+
+        assertThat(follow.isAlive()).isFalse();
+        assertThat(code[0]).as(err.toString()).isZero();
+        assertThat(out.toString()).isEqualTo("one\ntwo\nthree\n");
+        assertThat(err.toString()).contains("note: the scheduler at localhost:" + port + " went away; waiting up to 30s");
+    }
+
+    /** Waits until {@code writer} holds {@code text}; a bound on a wait, not a measured time. */
+    static void awaitText(StringWriter writer, String text) throws InterruptedException {
+        for (int i = 0; i < 600 && !writer.toString().contains(text); i++) {
+            Thread.sleep(50);
+        }
+        assertThat(writer.toString()).as("waited for '%s'", text).contains(text);
     }
 
     @Test
