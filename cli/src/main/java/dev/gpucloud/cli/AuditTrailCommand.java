@@ -49,8 +49,9 @@ final class AuditTrailCommand implements Callable<Integer> {
     static final int MAX_LIMIT = 100_000;
     /** A century: further back than any broker keeps records, and far from Instant's limits. */
     private static final Duration LONGEST_SINCE = Duration.ofDays(36_500);
+    private static final com.fasterxml.jackson.databind.ObjectMapper YAML_SOURCE =
+            new com.fasterxml.jackson.databind.ObjectMapper();
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(s|m|h|d)");
-    private static final String ROW = "%-24s %-20s %-12s %-22s %-28s %-21s %s%n";
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -76,15 +77,16 @@ final class AuditTrailCommand implements Callable<Integer> {
     @Option(names = "--limit", defaultValue = "100", description = "At most this many records, the newest"
             + " (default: ${DEFAULT-VALUE}).")
     int limit;
-    @Option(names = {"-o", "--output"}, defaultValue = "text", converter = Choice.OfOutput.class,
-            description = "text (a table), or json (one record a line).")
-    Choice.Output output;
+    /** text or wide (a table), json (one record a line, as audit.events holds it) or yaml (a list of them). */
+    @CommandLine.Mixin
+    Output output;
     @Option(names = "--timeout", defaultValue = "10", paramLabel = "SECONDS", hidden = true,
             description = "How long to wait for the broker.")
     int timeoutSeconds;
 
     @Override
     public Integer call() {
+        Output.Format format = output.format(Output.Format.values());
         Duration window = since == null ? null : duration(since);
         if (limit < 1 || limit > MAX_LIMIT) {
             throw bad("--limit must be within 1.." + MAX_LIMIT + ", was " + limit);
@@ -106,17 +108,36 @@ final class AuditTrailCommand implements Callable<Integer> {
         Instant from = window == null ? null : Instant.now().minus(window);
         List<AuditEvent> shown = read(from);
         PrintWriter out = spec.commandLine().getOut();
-        if (output == Choice.Output.JSON) {
+        if (format == Output.Format.JSON) {
             shown.forEach(e -> out.println(EventCodec.encodeToString(e)));
-        } else {
-            out.printf(ROW, "TIME", "WHO", "TENANT", "ACTION", "TARGET", "FROM", "RESULT");
+        } else if (format == Output.Format.YAML) {
+            com.fasterxml.jackson.databind.node.ArrayNode list = com.fasterxml.jackson.databind.node.JsonNodeFactory
+                    .instance.arrayNode();
             for (AuditEvent e : shown) {
-                out.printf(ROW, e.occurredAt().truncatedTo(ChronoUnit.MILLIS), GpucloudCli.clip(e.subject(), 20),
-                        e.tenant().isEmpty() ? "-" : e.tenant(), GpucloudCli.clip(e.action(), 22),
-                        e.target().isEmpty() ? "-" : GpucloudCli.clip(e.target(), 28),
-                        e.from().isEmpty() ? "-" : e.from(),
-                        e.reason().isEmpty() ? e.result() : e.result() + ": " + GpucloudCli.clip(e.reason(), 100));
+                try {
+                    list.add(YAML_SOURCE.readTree(EventCodec.encodeToString(e)));
+                } catch (java.io.IOException unreadable) {
+                    throw new IllegalStateException(unreadable);
+                }
             }
+            out.print(output.document(list));
+        } else {
+            boolean wide = format == Output.Format.WIDE;
+            Output.Table table = wide ? new Output.Table("TIME", "WHO", "ROLES", "TENANT", "ACTION", "TARGET", "FROM",
+                    "RESULT") : new Output.Table("TIME", "WHO", "TENANT", "ACTION", "TARGET", "FROM", "RESULT");
+            for (AuditEvent e : shown) {
+                String result = e.reason().isEmpty() ? e.result() : e.result() + ": " + (wide ? e.reason()
+                        : GpucloudCli.clip(e.reason(), 100));
+                if (wide) {
+                    table.row(e.occurredAt(), e.subject(), String.join(",", e.roles()), e.tenant(), e.action(),
+                            e.target(), e.from(), result);
+                } else {
+                    table.row(e.occurredAt().truncatedTo(ChronoUnit.MILLIS), GpucloudCli.clip(e.subject(), 20),
+                            e.tenant(), GpucloudCli.clip(e.action(), 22), GpucloudCli.clip(e.target(), 28), e.from(),
+                            result);
+                }
+            }
+            output.print(out, table);
         }
         out.flush();
         return 0;
@@ -227,6 +248,19 @@ final class AuditTrailCommand implements Callable<Integer> {
 
     /** A duration as people write it (90s, 15m, 2h, 7d) or in ISO-8601; more than zero. */
     Duration duration(String text) {
+        try {
+            return durationOf(text);
+        } catch (IllegalArgumentException e) {
+            throw bad("--since " + e.getMessage());
+        }
+    }
+
+    /**
+     * A duration as people write it (90s, 15m, 2h, 7d) or in ISO-8601 (PT1H30M), more than zero and at most a
+     * century; else an IllegalArgumentException that says so ("must be a duration ..."), for the caller to name
+     * its option.
+     */
+    static Duration durationOf(String text) {
         Matcher m = DURATION.matcher(text.strip().toLowerCase(Locale.ROOT));
         Duration d = null;
         if (m.matches()) {
@@ -245,9 +279,8 @@ final class AuditTrailCommand implements Callable<Integer> {
             }
         }
         if (d == null || d.isZero() || d.isNegative() || d.compareTo(LONGEST_SINCE) > 0) {
-            throw bad("--since must be a duration up to 36500d such as 90s, 15m, 2h or 7d (or ISO-8601, PT1H30M),"
-                    + " was '"
-                    + GpucloudCli.clip(text, 64) + "'");
+            throw new IllegalArgumentException("must be a duration up to 36500d such as 90s, 15m, 2h or 7d (or"
+                    + " ISO-8601, PT1H30M), was '" + GpucloudCli.clip(text, 64) + "'");
         }
         return d;
     }

@@ -77,8 +77,19 @@ final class BillingApi {
         if (body != null) {
             request.header("Content-Type", "application/json");
         }
-        token.ifPresent(t -> request.header("Authorization", "Bearer " + t));
         headers.forEach(request::header);
+        return exchange(request, unsure);
+    }
+
+    /** GETs {@code path}; returns a 2xx answer, else fails with billing's message. */
+    Answer get(String path) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(REQUEST_TIMEOUT)
+                .header("Accept", "application/json").GET();
+        return exchange(request, "");
+    }
+
+    private Answer exchange(HttpRequest.Builder request, String unsure) {
+        token.ifPresent(t -> request.header("Authorization", "Bearer " + t));
         HttpResponse<String> response;
         try {
             response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));

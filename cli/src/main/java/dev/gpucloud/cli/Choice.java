@@ -70,14 +70,4 @@ abstract class Choice<E extends Enum<E>> implements CommandLine.ITypeConverter<E
             super(JobState.class, "");
         }
     }
-
-    /** How {@code get} prints a job. */
-    enum Output { TEXT, JSON }
-
-    /** text or json. */
-    static final class OfOutput extends Choice<Output> {
-        OfOutput() {
-            super(Output.class, "");
-        }
-    }
 }

@@ -143,7 +143,7 @@ final class Credentials {
     }
 
     /** Writes {@code file} owner-only: a private file beside it, then an atomic move over it. */
-    private static void writePrivate(Path file, String content) throws IOException {
+    static void writePrivate(Path file, String content) throws IOException {
         Files.createDirectories(file.getParent());
         Path partial = file.resolveSibling(file.getFileName() + ".new");
         Files.deleteIfExists(partial);

@@ -3,16 +3,7 @@ package dev.gpucloud.cli;
 import dev.gpucloud.client.LeaderFailover;
 import dev.gpucloud.client.SchedulerUnavailableException;
 import dev.gpucloud.contracts.grpc.v1.CancelJobRequest;
-import dev.gpucloud.contracts.grpc.v1.Capacity;
-import dev.gpucloud.contracts.grpc.v1.CapacityPreference;
-import dev.gpucloud.contracts.grpc.v1.CheckpointPolicy;
-import dev.gpucloud.contracts.grpc.v1.ClusterServiceGrpc;
-import dev.gpucloud.contracts.grpc.v1.CordonNodeRequest;
-import dev.gpucloud.contracts.grpc.v1.DrainNodeRequest;
-import dev.gpucloud.contracts.grpc.v1.GetCapacityRequest;
-import dev.gpucloud.contracts.grpc.v1.GetTenantUsageRequest;
 import dev.gpucloud.contracts.grpc.v1.GetJobRequest;
-import dev.gpucloud.contracts.grpc.v1.Interconnect;
 import dev.gpucloud.contracts.grpc.v1.Job;
 import dev.gpucloud.contracts.grpc.v1.JobEvent;
 import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
@@ -20,15 +11,6 @@ import dev.gpucloud.contracts.grpc.v1.JobSpec;
 import dev.gpucloud.contracts.grpc.v1.JobState;
 import dev.gpucloud.contracts.grpc.v1.ListJobsRequest;
 import dev.gpucloud.contracts.grpc.v1.ListJobsResponse;
-import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
-import dev.gpucloud.contracts.grpc.v1.TenantUsage;
-import dev.gpucloud.contracts.paging.NodePages;
-import dev.gpucloud.contracts.grpc.v1.Node;
-import dev.gpucloud.contracts.grpc.v1.NodeDrainResponse;
-import dev.gpucloud.contracts.grpc.v1.PriorityClass;
-import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
-import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
-import dev.gpucloud.contracts.grpc.v1.UndrainNodeRequest;
 import dev.gpucloud.contracts.grpc.v1.WatchJobRequest;
 import dev.gpucloud.contracts.grpc.v1.WorkerPlacement;
 import dev.gpucloud.identity.BearerToken;
@@ -44,13 +26,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine;
@@ -64,45 +43,68 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "gpucloud", mixinStandardHelpOptions = true, version = "gpucloud 0.1",
         description = "Submit, follow and cancel GPU jobs; look at the fleet.",
-        subcommands = {GpucloudCli.Submit.class, GpucloudCli.Jobs.class, GpucloudCli.Get.class,
-                GpucloudCli.Watch.class, GpucloudCli.Cancel.class, GpucloudCli.Nodes.class,
-                GpucloudCli.CapacityCommand.class, GpucloudCli.Usage.class, GpucloudCli.Cordon.class,
-                GpucloudCli.Drain.class, GpucloudCli.Undrain.class, Identity.Login.class, Identity.WhoAmI.class,
+        subcommands = {SubmitCommand.class, GpucloudCli.Jobs.class, GpucloudCli.Get.class,
+                GpucloudCli.Watch.class, GpucloudCli.Cancel.class, ClusterCommands.Nodes.class,
+                ClusterCommands.CapacityCommand.class, ClusterCommands.Usage.class, ClusterCommands.Cordon.class,
+                ClusterCommands.Drain.class, ClusterCommands.Undrain.class, Identity.Login.class, Identity.WhoAmI.class,
                 Identity.Logout.class, Identity.Issuer.class, AuditTrailCommand.class, InvoiceCommands.class,
-                TraceCommand.class})
+                TraceCommand.class, LogsCommand.class, ConfigCommands.class, CompletionCommand.class})
 public class GpucloudCli {
 
-    @Option(names = "--scheduler", defaultValue = "${env:GPUCLOUD_SCHEDULER:-localhost:8081}",
-            paramLabel = "HOST:PORT[,...]",
-            description = "Scheduler gRPC address, or several comma-separated (one leader, the rest standbys);"
-                    + " default: ${DEFAULT-VALUE}; env GPUCLOUD_SCHEDULER.")
+    @Option(names = {"--server", "--scheduler"}, paramLabel = "HOST:PORT[,...]",
+            description = "The scheduler's gRPC address, or several comma-separated (one leader, the rest standbys)."
+                    + " Default: env GPUCLOUD_SERVER (or GPUCLOUD_SCHEDULER), else the context's, else the local"
+                    + " stack's that ./gpucloud passes, else localhost:8081.")
     String scheduler;
-    @Option(names = "--ca-file", paramLabel = "PEM", defaultValue = "${env:GPUCLOUD_CA_FILE}",
+    @Option(names = "--ca-file", paramLabel = "PEM",
             description = "Speak TLS to the scheduler, trusting the certificate authority in this PEM file (the stack"
                     + " ./gpucloud up starts: .run/tls/ca.pem, which ./gpucloud passes); without it, plaintext."
-                    + " Env GPUCLOUD_CA_FILE.")
+                    + " Default: env GPUCLOUD_CA_FILE, else the context's.")
     java.nio.file.Path caFile;
 
-    @Option(names = "--profile", defaultValue = "${env:GPUCLOUD_PROFILE:-default}", paramLabel = "NAME",
-            description = "Whose token to send: the one ./gpucloud login stored for this profile (default:"
-                    + " ${DEFAULT-VALUE}; env GPUCLOUD_PROFILE; GPUCLOUD_TOKEN overrides).")
+    @Option(names = "--profile", paramLabel = "NAME",
+            description = "Whose token to send: the one ./gpucloud login stored for this profile (default: env"
+                    + " GPUCLOUD_PROFILE, else the context's, else 'default'; GPUCLOUD_TOKEN overrides the token).")
     String profile;
+
+    @Option(names = "--context", paramLabel = "NAME", description = "Use this context rather than the current one"
+            + " (env GPUCLOUD_CONTEXT; gpucloud config get-contexts lists them); none: no context at all.")
+    String context;
 
     @Option(names = "--failover-timeout", defaultValue = "30", paramLabel = "SECONDS",
             description = "How long a call may keep moving between scheduler instances (a standby, one that is"
                     + " down) before it gives up (default: ${DEFAULT-VALUE} s).")
     double failoverTimeout;
 
+    @Option(names = "--request-timeout", paramLabel = "DURATION", defaultValue = "${env:GPUCLOUD_REQUEST_TIMEOUT:-"
+            + RpcDeadline.DEFAULT + "}", description = "How long one call may wait for the scheduler's answer: 500ms,"
+            + " 15s, 2m (default: ${DEFAULT-VALUE}; env GPUCLOUD_REQUEST_TIMEOUT). Streams (watch, logs -f) have none.")
+    String requestTimeout;
+
+    /** Where --server came from, for errors: "--server", "context prod", "the default", ... */
+    String serverFrom = "--server";
+
+    /** gRPC's own logger: it writes a name it cannot resolve as a stack trace; the CLI says it in one line instead. */
+    private static final java.util.logging.Logger GRPC_LOG = java.util.logging.Logger.getLogger("io.grpc");
+
     public static void main(String[] args) {
-        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        GRPC_LOG.setLevel(java.util.logging.Level.OFF);
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true), System::getenv));
     }
+
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        return run(args, out, err, System::getenv);
+    }
+
+    /** The commands that must work whatever the contexts' file says: they read or mend it, or call nothing. */
+    private static final Set<String> NO_TARGET = Set.of("gpucloud config", "gpucloud completion", "gpucloud issuer");
 
     /**
      * Runs the CLI. A mistyped option is one line on stderr and exit 2; a gRPC error prints its
      * status and message, an unreachable scheduler says which address was tried, and either exits 1.
-     * Nothing prints a stack trace.
+     * Nothing prints a stack trace. {@code env} is the environment (a test's own map).
      */
-    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+    static int run(String[] args, PrintWriter out, PrintWriter err, java.util.function.Function<String, String> env) {
         GpucloudCli root = new GpucloudCli();
         CommandLine cli = new CommandLine(root);
         helpEverywhere(cli);
@@ -115,13 +117,39 @@ public class GpucloudCli {
             return 2;
         });
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            err.println("error: " + describe(e, root.scheduler));
+            err.println("error: " + root.describe(e));
             err.flush();
             return 1;
+        });
+        cli.setExecutionStrategy(parsed -> {
+            List<CommandLine> chain = parsed.asCommandLineList();
+            String leaf = chain.get(chain.size() - 1).getCommandSpec().qualifiedName();
+            boolean help = parsed.isUsageHelpRequested() || parsed.isVersionHelpRequested() || chain.stream()
+                    .anyMatch(c -> c.isUsageHelpRequested() || c.isVersionHelpRequested());
+            if (!help && NO_TARGET.stream().noneMatch(leaf::startsWith)) {
+                try {
+                    root.target(env);
+                } catch (Contexts.Problem problem) {
+                    err.println("error: " + problem.getMessage());
+                    err.flush();
+                    return 1;
+                }
+            }
+            return new CommandLine.RunLast().execute(parsed);
         });
         int code = cli.execute(args);
         out.flush();
         return code;
+    }
+
+    /** Puts the settings each command reads in place: flag, else environment, else context, else default. */
+    void target(java.util.function.Function<String, String> env) {
+        Contexts.Target t = Contexts.resolve(scheduler, caFile, profile, context, env);
+        scheduler = t.server();
+        caFile = t.caFile();
+        profile = t.profile();
+        context = t.context();
+        serverFrom = t.serverFrom();
     }
 
     /** -h and --help on every command ("gpucloud submit --help", as the errors say), not the top one alone. */
@@ -134,37 +162,41 @@ public class GpucloudCli {
         }
     }
 
-    /** One line that says what went wrong and, where the scheduler could not be reached, what to do. */
-    static String describe(Exception e, String scheduler) {
+    /** One line that says what went wrong and what to do about it. */
+    String describe(Exception e) {
+        String where = scheduler + (serverFrom.equals("--server") ? "" : " (from " + serverFrom + ")");
+        String point = "; start the stack with ./gpucloud up, or point --server (env GPUCLOUD_SERVER, or a context:"
+                + " gpucloud config use-context) at a running one";
         if (e instanceof SchedulerUnavailableException gaveUp) {
             Status last = gaveUp.lastStatus();
             if (gaveUp.noneReachable()) {
-                return "cannot reach the scheduler at " + scheduler + " (" + unreachable(last) + "); start the stack"
-                        + " with ./gpucloud up, or point --scheduler (env GPUCLOUD_SCHEDULER) at a running one";
+                return "cannot reach the scheduler at " + where + ": " + unreachable(last) + point;
             }
             return String.format(Locale.ROOT, "no scheduler at %s took the call within %.1f s (last, from %s: %s);"
-                    + " ./gpucloud status shows each instance's role, --failover-timeout waits longer", scheduler,
+                    + " ./gpucloud status shows each instance's role, --failover-timeout waits longer", where,
                     gaveUp.spent().toMillis() / 1000.0, gaveUp.lastAddress(), unreachable(last));
         }
-        if (e instanceof Oidc.Failure failure) {
-            return failure.getMessage();
-        }
-        if (e instanceof AuditTrailCommand.BrokerProblem broker) {
-            return broker.getMessage();
-        }
-        if (e instanceof TraceCommand.Problem trace) {
-            return trace.getMessage();
-        }
-        if (e instanceof BillingApi.Failure billing) {
-            return billing.getMessage();
+        if (e instanceof Oidc.Failure || e instanceof AuditTrailCommand.BrokerProblem || e instanceof TraceCommand.Problem
+                || e instanceof BillingApi.Failure || e instanceof Contexts.Problem || e instanceof LogsCommand.Problem) {
+            return e.getMessage();
         }
         if (e instanceof StatusRuntimeException sre) {
             Status status = sre.getStatus();
-            if (status.getCode() == Status.Code.UNAVAILABLE) {
-                return "cannot reach the scheduler at " + scheduler + " (" + unreachable(status) + "); start the stack with"
-                        + " ./gpucloud up, or point --scheduler (env GPUCLOUD_SCHEDULER) at a running one";
-            }
-            return status.getCode() + ": " + firstLine(String.valueOf(status.getDescription()));
+            String said = firstLine(String.valueOf(status.getDescription()));
+            return switch (status.getCode()) {
+                case UNAVAILABLE -> "cannot reach the scheduler at " + where + ": " + unreachable(status) + point;
+                case DEADLINE_EXCEEDED -> "the scheduler at " + where + " did not answer in time: " + said
+                        + "; try again, or allow longer with --request-timeout (env GPUCLOUD_REQUEST_TIMEOUT)";
+                case UNAUTHENTICATED -> "UNAUTHENTICATED: " + said + (said.contains("gpucloud login") ? ""
+                        : "; log in with gpucloud login (profile " + profile + "), or --profile NAME for another");
+                case PERMISSION_DENIED -> "PERMISSION_DENIED: " + said + " (as profile " + profile
+                        + "; gpucloud whoami shows whose token that is)";
+                default -> status.getCode() + ": " + said;
+            };
+        }
+        if (e instanceof java.io.UncheckedIOException io) {
+            return firstLine(String.valueOf(io.getMessage())) + (io.getCause() == null ? ""
+                    : " (" + firstLine(String.valueOf(io.getCause().getMessage())) + ")");
         }
         return e.getClass().getSimpleName() + ": " + firstLine(String.valueOf(e.getMessage()));
     }
@@ -178,8 +210,14 @@ public class GpucloudCli {
         return text.lines().findFirst().orElse("").strip();
     }
 
-    /** The scheduler instances of --scheduler; each move is one line on stderr. */
+    /** The scheduler instances of --server; each move is one line on stderr; every unary call has a deadline. */
     LeaderFailover failover(PrintWriter err) {
+        Duration deadline;
+        try {
+            deadline = RpcDeadline.parse(requestTimeout);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--request-timeout: " + e.getMessage());
+        }
         if (!(failoverTimeout >= 0)) {
             throw new CommandLine.ParameterException(new CommandLine(this),
                     "--failover-timeout must be a number of seconds >= 0, was " + failoverTimeout);
@@ -188,7 +226,7 @@ public class GpucloudCli {
         try {
             addresses = LeaderFailover.parseAddresses(scheduler);
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--scheduler: " + e.getMessage());
+            throw new CommandLine.ParameterException(new CommandLine(this), "--server: " + e.getMessage());
         }
         // TLS, trusting the stack's own CA only, where one is named
         ChannelCredentials credentials = caFile == null ? null : tls(caFile);
@@ -203,6 +241,7 @@ public class GpucloudCli {
                     ? ManagedChannelBuilder.forTarget(address).usePlaintext()
                     : Grpc.newChannelBuilder(address, credentials);
             token.ifPresent(t -> channel.intercept(t.interceptor()));
+            channel.intercept(new RpcDeadline(deadline));
             return channel.build();
         }, LeaderFailover.Clock.system());
     }
@@ -238,198 +277,6 @@ public class GpucloudCli {
         abstract Integer run(LeaderFailover scheduler) throws Exception;
     }
 
-    @Command(name = "submit", description = "Submit a job; prints its id. Repeating a --request-id returns the first job.")
-    static class Submit extends Base {
-        @Option(names = "--tenant", defaultValue = "", description = "Tenant id (default: the one your token"
-                + " names).")
-        String tenant;
-        @Option(names = "--name", description = "Job name (default: the command's first word).")
-        String name;
-        @Option(names = "--gpus", defaultValue = "0", description = "Whole GPUs per worker.")
-        int gpus;
-        @Option(names = "--mig", description = "One MIG slice per worker, e.g. 1g.10gb.")
-        String mig;
-        @Option(names = "--milli-gpu", defaultValue = "0", description = "A share of one GPU per worker, 1..999.")
-        int milliGpu;
-        @Option(names = "--workers", defaultValue = "1")
-        int workers;
-        @Option(names = "--model", description = "Allowed GPU model (repeatable).")
-        List<String> models = new ArrayList<>();
-        @Option(names = "--interconnect", defaultValue = "none", converter = Choice.OfInterconnect.class,
-                description = "none, nvlink or rdma (any case).")
-        Interconnect interconnect;
-        @Option(names = "--capacity", defaultValue = "on-demand", converter = Choice.OfCapacity.class,
-                description = "on-demand, spot or spot-preferred (any case).")
-        CapacityPreference capacity;
-        @Option(names = "--priority", defaultValue = "normal", converter = Choice.OfPriority.class,
-                description = "low, normal or high (any case).")
-        PriorityClass priority;
-        @Option(names = "--checkpoint-every", defaultValue = "0", description = "Checkpoint interval in seconds.")
-        int checkpointEvery;
-        @Option(names = "--checkpoint-to", description = "Checkpoint location.")
-        String checkpointTo;
-        @Option(names = "--estimate", defaultValue = "0", description = "Runtime estimate in seconds.")
-        long estimate;
-        @Option(names = "--env", description = "NAME=VALUE for the workers (repeatable).")
-        Map<String, String> env = new LinkedHashMap<>();
-        @Option(names = "--secret-env", paramLabel = "NAME[=VALUE]", description = "A secret for the workers"
-                + " (repeatable): only they see its value; the API shows '(secret)'. NAME alone takes the value of"
-                + " your own environment variable NAME, so it stays out of your shell's history.")
-        List<String> secretEnv = new ArrayList<>();
-        @Option(names = "--cpu", paramLabel = "CORES", description = "CPU per worker: cores (4, 0.5) or millicores"
-                + " (500m).")
-        String cpu;
-        @Option(names = "--memory", paramLabel = "SIZE", description = "Memory per worker, e.g. 64Gi or 512Mi.")
-        String memory;
-        @Option(names = "--min-gpu-memory", paramLabel = "SIZE", description = "Only GPUs with at least this much"
-                + " memory, e.g. 40Gi.")
-        String minGpuMemory;
-        @Option(names = "--deadline", paramLabel = "TIME", description = "When the job must be done, ISO 8601 with"
-                + " its offset (2026-12-24T18:00:00Z).")
-        String deadline;
-        @Option(names = "--price-ceiling", paramLabel = "USD", description = "The most the job may cost, US dollars"
-                + " per job-hour (e.g. 12.50).")
-        String priceCeiling;
-        @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = "The job, described in a YAML (or"
-                + " .json) file: docs/jobspec.md. --tenant and --request-id still apply; the other flags do not.")
-        java.nio.file.Path file;
-        @Option(names = "--request-id", description = "Idempotency key (default: the file's request_id, else a new"
-                + " random one).")
-        String requestId;
-        @Parameters(arity = "0..*", description = "The worker's command, e.g. sleep 20 (or the file's).")
-        List<String> command = new ArrayList<>();
-
-        /** The options that say what the job is; with -f the file says it. */
-        static final java.util.Set<String> FILE_SAYS = java.util.Set.of("--tenant", "--request-id", "--file");
-
-        @Override
-        Integer run(LeaderFailover scheduler) {
-            JobSpec built;
-            String fileTenant = "";
-            String fileRequestId = null;
-            if (file != null) {
-                List<String> flags = this.spec.commandLine().getParseResult().matchedOptions().stream()
-                        .map(o -> o.longestName()).filter(n -> !FILE_SAYS.contains(n)).toList();
-                if (!flags.isEmpty() || !command.isEmpty()) {
-                    throw new CommandLine.ParameterException(this.spec.commandLine(), "the job is in " + file
-                            + ": give it there, not also in " + (flags.isEmpty() ? "a command after the flags"
-                            : String.join(", ", flags)) + " (only --tenant and --request-id go with -f)");
-                }
-                try {
-                    JobFile job = JobFile.read(file);
-                    built = job.toSpec(System::getenv);
-                    fileTenant = job.tenant() == null ? "" : job.tenant();
-                    fileRequestId = job.requestId();
-                } catch (JobFile.Invalid e) {
-                    // a file that says the wrong thing is bad input, as a wrong flag is: nothing is sent
-                    throw new CommandLine.ParameterException(this.spec.commandLine(), e.getMessage()
-                            .startsWith(file.toString()) ? e.getMessage() : file + ": " + e.getMessage());
-                }
-            } else {
-                built = fromFlags();
-            }
-            String who = !tenant.isEmpty() ? tenant : fileTenant;
-            String id = requestId != null ? requestId : fileRequestId != null ? fileRequestId : UUID.randomUUID().toString();
-            // one request id for every try: a retry after a lost answer returns the first job, never a second
-            SubmitJobRequest request = SubmitJobRequest.newBuilder()
-                    .setTenant(who)
-                    .setClientRequestId(id)
-                    .setSpec(built)
-                    .build();
-            SubmitJobResponse response = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).submitJob(request));
-            Job job = response.getJob();
-            out().println(job.getJobId() + (response.getDuplicate() ? " (already submitted)" : "") + "  "
-                    + job.getState() + "  " + job.getReason());
-            return 0;
-        }
-
-        /** A flag's value read as the job file reads that field: the same units, the same words when wrong. */
-        <T> T flag(String name, String value, java.util.function.Function<com.fasterxml.jackson.databind.JsonNode, T> of) {
-            try {
-                return of.apply(com.fasterxml.jackson.databind.node.TextNode.valueOf(value));
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(this.spec.commandLine(), name + ": " + e.getMessage());
-            }
-        }
-
-        JobSpec fromFlags() {
-            if (command.isEmpty()) {
-                throw new CommandLine.ParameterException(this.spec.commandLine(), "no command: give the worker's"
-                        + " command after the flags (gpucloud submit --gpus 1 -- python train.py), or the job in a"
-                        + " file with -f job.yaml");
-            }
-            if (gpus == 0 && mig == null && milliGpu == 0) {
-                gpus = 1;
-            }
-            JobSpec.Builder spec = JobSpec.newBuilder()
-                    .setName(name != null ? name : command.get(0))
-                    .setWorkers(workers)
-                    .setGpusPerWorker(gpus)
-                    .setMilliGpu(milliGpu)
-                    .addAllGpuModels(models)
-                    .setInterconnect(interconnect)
-                    .setCapacity(capacity)
-                    .setPriority(priority)
-                    .setRuntimeEstimateSeconds(estimate)
-                    .addAllCommand(command)
-                    .putAllEnv(env)
-                    .putAllSecretEnv(secrets(secretEnv, System::getenv, this.spec.commandLine()));
-            if (mig != null) {
-                spec.setMigProfile(mig);
-            }
-            if (checkpointEvery > 0 || checkpointTo != null) {
-                spec.setCheckpoint(CheckpointPolicy.newBuilder().setIntervalSeconds(checkpointEvery)
-                        .setLocation(checkpointTo == null ? "" : checkpointTo));
-            }
-            if (cpu != null) {
-                spec.setCpuMillisPerWorker(flag("--cpu", cpu, JobFile.Cpu::of).millis());
-            }
-            if (memory != null) {
-                spec.setMemoryMibPerWorker(flag("--memory", memory, JobFile.Mebibytes::of).mib());
-            }
-            if (minGpuMemory != null) {
-                spec.setMinGpuMemoryMib(flag("--min-gpu-memory", minGpuMemory, JobFile.Mebibytes::of).mib());
-            }
-            if (deadline != null) {
-                java.time.Instant at = flag("--deadline", deadline, JobFile.When::of).at();
-                spec.setDeadline(com.google.protobuf.Timestamp.newBuilder().setSeconds(at.getEpochSecond())
-                        .setNanos(at.getNano()));
-            }
-            if (priceCeiling != null) {
-                spec.setPriceCeilingMicrosPerHour(flag("--price-ceiling", priceCeiling, JobFile.Usd::of).micros());
-            }
-            return spec.build();
-        }
-    }
-
-    /**
-     * The --secret-env values: NAME=VALUE, or NAME for the submitter's own variable NAME. A mistake names the
-     * variable, never its value.
-     */
-    static Map<String, String> secrets(List<String> specs, java.util.function.Function<String, String> environment,
-            CommandLine command) {
-        Map<String, String> secrets = new LinkedHashMap<>();
-        for (String spec : specs) {
-            int eq = spec.indexOf('=');
-            String name = eq < 0 ? spec : spec.substring(0, eq);
-            if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-                throw new CommandLine.ParameterException(command, "--secret-env needs"
-                        + " NAME or NAME=VALUE with NAME a variable name ([A-Za-z_][A-Za-z0-9_]*), was '"
-                        + clip(name, 64) + "'");
-            }
-            String value = eq < 0 ? environment.apply(name) : spec.substring(eq + 1);
-            if (value == null) {
-                throw new CommandLine.ParameterException(command, "--secret-env " + name
-                        + ": your environment has no variable " + name + " (export it, or give NAME=VALUE)");
-            }
-            if (secrets.put(name, value) != null) {
-                throw new CommandLine.ParameterException(command, "--secret-env " + name
-                        + " is given twice");
-            }
-        }
-        return secrets;
-    }
-
     @Command(name = "jobs", description = "List jobs, newest first.")
     static class Jobs extends Base {
         @Option(names = "--tenant", defaultValue = "", description = "Only this tenant's jobs.")
@@ -439,29 +286,51 @@ public class GpucloudCli {
         List<JobState> states = new ArrayList<>();
         @Option(names = "--limit", defaultValue = "50")
         int limit;
+        @CommandLine.Mixin
+        Output output;
 
         @Override
         Integer run(LeaderFailover scheduler) {
+            Output.Format format = output.format(Output.Format.values());
+            if (limit < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be at least 1, was " + limit);
+            }
+            List<Job> jobs = new ArrayList<>();
             String token = "";
-            int shown = 0;
-            boolean header = false;
             do {
                 ListJobsRequest request = ListJobsRequest.newBuilder().setTenant(tenant)
-                        .addAllStates(states).setPageSize(Math.min(limit - shown, 100)).setPageToken(token).build();
+                        .addAllStates(states).setPageSize(Math.min(limit - jobs.size(), 100)).setPageToken(token).build();
                 ListJobsResponse page = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).listJobs(request));
-                if (!header) {
-                    out().printf("%-16s %-10s %-12s %-10s %-40s %s%n", "JOB", "TENANT", "NAME", "STATE", "PLACEMENT",
-                            "REASON");
-                    header = true;
-                }
-                for (Job job : page.getJobsList()) {
-                    out().printf("%-16s %-10s %-12s %-10s %-40s %s%n", job.getJobId(), job.getTenant(),
-                            clip(job.getSpec().getName(), 12), job.getState(), placement(job.getPlacementList()),
-                            job.getReason());
-                    shown++;
-                }
+                page.getJobsList().stream().limit(limit - jobs.size()).forEach(jobs::add);
                 token = page.getNextPageToken();
-            } while (!token.isEmpty() && shown < limit);
+            } while (!token.isEmpty() && jobs.size() < limit);
+            if (output.structured()) {
+                com.fasterxml.jackson.databind.node.ObjectNode tree = com.fasterxml.jackson.databind.node.JsonNodeFactory
+                        .instance.objectNode();
+                jobs.forEach(j -> tree.withArray("jobs").add(Output.protoTree(j)));
+                tree.withArray("jobs");
+                out().print(output.document(tree));
+                out().flush();
+                return 0;
+            }
+            boolean wide = format == Output.Format.WIDE;
+            Output.Table table = wide
+                    ? new Output.Table("JOB", "TENANT", "NAME", "STATE", "ASKS", "CAPACITY", "PRIORITY", "SUBMITTED",
+                            "PLACEMENT", "REASON")
+                    : new Output.Table("JOB", "TENANT", "NAME", "STATE", "PLACEMENT", "REASON");
+            for (Job job : jobs) {
+                JobSpec s = job.getSpec();
+                if (wide) {
+                    table.row(job.getJobId(), job.getTenant(), s.getName(), job.getState(), JobView.each(s),
+                            Choice.word(s.getCapacity().name().replace("CAPACITY_", "")),
+                            Choice.word(s.getPriority().name().replace("PRIORITY_", "")),
+                            JobView.time(job.getSubmittedAt()), placement(job.getPlacementList()), job.getReason());
+                } else {
+                    table.row(job.getJobId(), job.getTenant(), clip(s.getName(), 12), job.getState(),
+                            placement(job.getPlacementList()), job.getReason());
+                }
+            }
+            output.print(out(), table);
             return 0;
         }
     }
@@ -470,15 +339,15 @@ public class GpucloudCli {
     static class Get extends Base {
         @Parameters(index = "0", description = "Job id.")
         String jobId;
-        @Option(names = {"-o", "--output"}, defaultValue = "text", converter = Choice.OfOutput.class,
-                description = "text, or json (protobuf's JSON mapping of the Job message).")
-        Choice.Output output;
+        @CommandLine.Mixin
+        Output output;
 
         @Override
         Integer run(LeaderFailover scheduler) {
+            output.format(Output.Format.TEXT, Output.Format.JSON, Output.Format.YAML);
             GetJobRequest request = GetJobRequest.newBuilder().setJobId(jobId).build();
             Job job = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).getJob(request));
-            out().print(output == Choice.Output.JSON ? JobView.json(job) + System.lineSeparator() : JobView.text(job));
+            out().print(output.structured() ? output.document(job) : JobView.text(job));
             out().flush();
             return 0;
         }
@@ -489,9 +358,13 @@ public class GpucloudCli {
     static class Watch extends Base {
         @Parameters(index = "0", description = "Job id.")
         String jobId;
+        /** text (a line an event), or json: one JobEvent a line in protobuf's JSON mapping. */
+        @CommandLine.Mixin
+        Output output;
 
         @Override
         Integer run(LeaderFailover scheduler) {
+            Output.Format format = output.format(Output.Format.TEXT, Output.Format.JSON);
             WatchJobRequest request = WatchJobRequest.newBuilder().setJobId(jobId).build();
             LeaderFailover.Attempts attempts = scheduler.attempts();
             // a re-opened stream starts again from the job's current state: print each event once
@@ -504,11 +377,16 @@ public class GpucloudCli {
                         JobEvent e = events.next();
                         attempts.progressed();
                         last = e.getState();
-                        if (printed.add(e)) {
+                        if (!printed.add(e)) {
+                            continue;
+                        }
+                        if (format == Output.Format.JSON) {
+                            out().println(Output.jsonLine(e));
+                        } else {
                             out().printf("%s  %-10s %s %s%n", Instant.ofEpochSecond(e.getAt().getSeconds(),
                                     e.getAt().getNanos()), e.getState(), e.getReason(), placement(e.getPlacementList()));
-                            out().flush();
                         }
+                        out().flush();
                     }
                     return last == JobState.SUCCEEDED ? 0 : 1;
                 } catch (StatusRuntimeException e) {
@@ -531,161 +409,6 @@ public class GpucloudCli {
             Job job = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).cancelJob(request));
             out().println(job.getJobId() + "  " + job.getState() + "  " + job.getReason());
             return 0;
-        }
-    }
-
-    @Command(name = "nodes", description = "List the hosts the scheduler knows.")
-    static class Nodes extends Base {
-        @Override
-        Integer run(LeaderFailover scheduler) {
-            List<Node> nodes = NodePages.all(ListNodesRequest.getDefaultInstance(),
-                    page -> scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch).listNodes(page)));
-            out().printf("%-18s %-14s %-10s %-6s %-5s %-9s %s%n", "NODE", "INSTANCE", "CAPACITY", "FABRIC", "FREE",
-                    "STATE", "GPUS");
-            for (Node node : nodes) {
-                long free = node.getGpusList().stream().filter(g -> !g.getAllocated()).count();
-                out().printf("%-18s %-14s %-10s %-6s %-5s %-9s %d x %s%s%n", node.getNodeId(), node.getInstanceType(),
-                        node.getCapacityType(), node.getRdmaFabric().isEmpty() ? "-" : node.getRdmaFabric(),
-                        free + "/" + node.getGpusCount(), state(node), node.getGpusCount(),
-                        node.getGpusCount() == 0 ? "-" : node.getGpus(0).getModel(),
-                        node.getCordonReason().isEmpty() ? "" : "  (" + clip(node.getCordonReason(), 60) + ")");
-            }
-            return 0;
-        }
-
-        /** cordoned (by an operator), draining (by its agent), unhealthy (silent, or a notice or fault), or ready. */
-        static String state(Node node) {
-            if (!node.getCordonReason().isEmpty()) {
-                return "cordoned";
-            }
-            if (node.getDraining()) {
-                return "draining";
-            }
-            return node.getHealthy() ? "ready" : "unhealthy";
-        }
-    }
-
-    @Command(name = "cordon", description = {"Keep new work off a host; what runs there keeps running.",
-            "Operators only. Lasts until `undrain`, across scheduler restarts."})
-    static class Cordon extends Base {
-        @Parameters(index = "0", paramLabel = "HOST", description = "The host's node id (see `nodes`).")
-        String nodeId;
-        @Option(names = "--reason", required = true, description = "Why, for the audit trail and the next operator.")
-        String reason;
-
-        @Override
-        Integer run(LeaderFailover scheduler) {
-            CordonNodeRequest request = CordonNodeRequest.newBuilder().setNodeId(nodeId).setReason(reason).build();
-            return said(out(), scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch).cordonNode(request)), "cordoned");
-        }
-    }
-
-    @Command(name = "drain", description = {"Cordon a host and move its jobs off: each is asked to checkpoint",
-            "within the grace, then stops and resumes elsewhere. Operators only."})
-    static class Drain extends Base {
-        @Parameters(index = "0", paramLabel = "HOST", description = "The host's node id (see `nodes`).")
-        String nodeId;
-        @Option(names = "--reason", required = true, description = "Why, for the audit trail and the next operator.")
-        String reason;
-        @Option(names = "--grace", defaultValue = "0s", paramLabel = "DURATION",
-                description = "How long jobs have to checkpoint (e.g. 90s, 5m, 1h; at most 24h); default: the"
-                        + " scheduler's preemption grace.")
-        String grace;
-
-        @Override
-        Integer run(LeaderFailover scheduler) {
-            int seconds;
-            try {
-                seconds = graceSeconds(grace);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-            }
-            DrainNodeRequest request = DrainNodeRequest.newBuilder().setNodeId(nodeId).setReason(reason)
-                    .setGraceSeconds(seconds).build();
-            NodeDrainResponse drained = scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch).drainNode(request));
-            said(out(), drained, "drained");
-            drained.getJobsMovingList().forEach(job -> out().println("  moving " + job));
-            return 0;
-        }
-
-        /** 90, 90s, 5m, 1h as seconds; anything else is a usage error that names the option. */
-        static int graceSeconds(String text) {
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,6})([smh]?)").matcher(text.trim());
-            if (!m.matches()) {
-                throw new IllegalArgumentException("--grace must be a number of seconds, minutes or hours (90s, 5m,"
-                        + " 1h), was '" + clip(text, 40) + "'");
-            }
-            long n = Long.parseLong(m.group(1));
-            long seconds = switch (m.group(2)) {
-                case "m" -> n * 60;
-                case "h" -> n * 3600;
-                default -> n;
-            };
-            if (seconds > 86_400) {
-                throw new IllegalArgumentException("--grace must be at most 24h, was '" + text.trim() + "'");
-            }
-            return (int) seconds;
-        }
-    }
-
-    @Command(name = "undrain", description = {"Lift a host's cordon or drain: it takes work again.",
-            "Operators only."})
-    static class Undrain extends Base {
-        @Parameters(index = "0", paramLabel = "HOST", description = "The host's node id.")
-        String nodeId;
-
-        @Override
-        Integer run(LeaderFailover scheduler) {
-            UndrainNodeRequest request = UndrainNodeRequest.newBuilder().setNodeId(nodeId).build();
-            return said(out(), scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch).undrainNode(request)),
-                    "takes work again");
-        }
-    }
-
-    /** One line on what a cordon, drain or undrain did. */
-    static int said(PrintWriter out, NodeDrainResponse r, String done) {
-        out.println(r.getNode().getNodeId() + "  " + (r.getChanged() ? done : "already " + done)
-                + (r.getNode().getCordonReason().isEmpty() ? "" : "  (" + clip(r.getNode().getCordonReason(), 60) + ")"));
-        return 0;
-    }
-
-    @Command(name = "capacity", description = "Total and free GPUs by model and capacity type.")
-    static class CapacityCommand extends Base {
-        @Override
-        Integer run(LeaderFailover scheduler) {
-            Capacity capacity = scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch)
-                    .getCapacity(GetCapacityRequest.getDefaultInstance()));
-            capacity.getModelsList().forEach(m -> out().printf("%-18s %-10s %-12s %d/%d free (%.2f GPUs incl. shares)%n",
-                    m.getModel(), m.getCapacityType(), m.getRdmaFabric().isEmpty() ? "no-rdma" : m.getRdmaFabric(),
-                    m.getFreeGpus(), m.getTotalGpus(), m.getFreeMilli() / 1000.0));
-            out().printf("%-29s %d/%d free%n", "all", capacity.getFreeGpus(), capacity.getTotalGpus());
-            return 0;
-        }
-    }
-
-    @Command(name = "usage", description = {"A tenant's GPU quota and what its jobs hold and wait for.",
-            "For its tenant-admins, finance and operators."})
-    static class Usage extends Base {
-        @Option(names = "--tenant", defaultValue = "", description = "The tenant (default: the token's only one).")
-        String tenant;
-
-        @Override
-        Integer run(LeaderFailover scheduler) {
-            GetTenantUsageRequest request = GetTenantUsageRequest.newBuilder().setTenant(tenant).build();
-            TenantUsage u = scheduler.call(ch -> ClusterServiceGrpc.newBlockingStub(ch).getTenantUsage(request));
-            out().printf("tenant %s: %s GPUs held by %d running job(s), %s GPUs asked for by %d waiting%n",
-                    u.getTenant(), gpus(u.getRunningMilli()), u.getRunningJobs(), gpus(u.getPendingMilli()),
-                    u.getPendingJobs());
-            out().printf("quota: soft %s, hard %s GPUs; fair-share weight %d, dominant share %.1f%%%n",
-                    u.getSoftQuotaMilli() == 0 ? "none" : gpus(u.getSoftQuotaMilli()),
-                    u.getHardQuotaMilli() == 0 ? "none" : gpus(u.getHardQuotaMilli()), u.getWeight(),
-                    100 * u.getDominantShare());
-            return 0;
-        }
-
-        private static String gpus(long milli) {
-            return milli % 1000 == 0 ? Long.toString(milli / 1000) : String.format(java.util.Locale.ROOT, "%.3f",
-                    milli / 1000.0);
         }
     }
 

@@ -22,9 +22,10 @@ import picocli.CommandLine.Option;
  * credit or a debit) on its open invoice, through billing's REST API with the profile's token. Reading an invoice
  * stays with {@code ./gpucloud invoice TENANT [MONTH]}.
  */
-@Command(name = "invoice", mixinStandardHelpOptions = true, description = {"Close invoices and book manual adjustments (the role finance).",
-        "Reading one: ./gpucloud invoice TENANT [YYYY-MM]."},
-        subcommands = {InvoiceCommands.Close.class, InvoiceCommands.Adjust.class})
+@Command(name = "invoice", mixinStandardHelpOptions = true, description = {"Read an invoice (show); close invoices and"
+        + " book manual adjustments (the role finance).",
+        "./gpucloud invoice TENANT [YYYY-MM] reads one too."},
+        subcommands = {InvoiceCommands.Show.class, InvoiceCommands.Close.class, InvoiceCommands.Adjust.class})
 final class InvoiceCommands implements Callable<Integer> {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -44,7 +45,8 @@ final class InvoiceCommands implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "say what to do: invoice close or invoice adjust");
+        throw new CommandLine.ParameterException(spec.commandLine(), "say what to do: invoice show, invoice close or"
+                + " invoice adjust");
     }
 
     /** Billing's API as the profile's user. */
@@ -57,6 +59,83 @@ final class InvoiceCommands implements Callable<Integer> {
         }
         return new BillingApi(Identity.httpClient(parent.caFile, spec), base,
                 Identity.token(parent.profile, parent.caFile, spec.commandLine().getErr()));
+    }
+
+    @Command(name = "show", mixinStandardHelpOptions = true, description = {
+            "A tenant's invoice for a month (default: this month, UTC): a line per job and SKU, the adjustments, the",
+            "total. For the tenant's members, finance and operators."})
+    static class Show implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        InvoiceCommands invoice;
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @CommandLine.Parameters(index = "0", paramLabel = "TENANT")
+        String tenant;
+        @CommandLine.Parameters(index = "1", arity = "0..1", paramLabel = "YYYY-MM")
+        String month;
+        /** text or wide (the lines as a table), json (billing's answer as it is) or yaml. */
+        @CommandLine.Mixin
+        Output output;
+
+        @Override
+        public Integer call() {
+            Output.Format format = output.format(Output.Format.values());
+            tenant(tenant, "TENANT", spec);
+            String when = month == null ? YearMonth.now(java.time.ZoneOffset.UTC).toString() : month;
+            month(when, "YYYY-MM", spec);
+            BillingApi.Answer answer = invoice.api().get("/invoices/" + tenant + "/" + when);
+            PrintWriter out = spec.commandLine().getOut();
+            if (format == Output.Format.JSON) {
+                out.println(answer.text());
+                return 0;
+            }
+            if (format == Output.Format.YAML) {
+                out.print(output.document(answer.body()));
+                return 0;
+            }
+            JsonNode inv = answer.body();
+            boolean wide = format == Output.Format.WIDE;
+            if (!output.noHeaders) {
+                out.println("invoice " + inv.path("tenant").asText() + " " + inv.path("month").asText() + " ("
+                        + inv.path("status").asText() + (inv.hasNonNull("closedAt") ? ", closed "
+                        + inv.path("closedAt").asText() : "") + ")");
+            }
+            Output.Table lines = wide
+                    ? new Output.Table("JOB", "SKU", "CAPACITY", "SKU-SECONDS", "USD/SKU-HOUR", "USD", "RATE-FROM", "FLAG")
+                    : new Output.Table("JOB", "SKU", "CAPACITY", "SKU-SECONDS", "USD/SKU-HOUR", "USD");
+            for (JsonNode l : inv.path("lines")) {
+                String rate = usd(l.path("rateMicrosPerHour").asLong(), 4);
+                String amount = usd(l.path("amountMicros").asLong(), 6);
+                if (wide) {
+                    lines.row(l.path("jobId").asText(), l.path("sku").asText(), l.path("capacityType").asText(),
+                            l.path("seconds").asLong(), rate, amount, l.path("rateFrom").asText(""),
+                            l.path("flag").asText(""));
+                } else {
+                    lines.row(l.path("jobId").asText(), l.path("sku").asText(), l.path("capacityType").asText(),
+                            l.path("seconds").asLong(), rate, amount);
+                }
+            }
+            output.print(out, lines);
+            for (JsonNode a : inv.path("adjustments")) {
+                String amount = usd(a.path("amountMicros").asLong(), 6);
+                out.println(a.hasNonNull("adjustmentId") && !a.hasNonNull("jobId")
+                        ? "adjustment " + a.path("adjustmentId").asText() + " by finance: " + amount + " USD ("
+                                + a.path("reason").asText() + ")"
+                        : "adjustment for " + a.path("forMonth").asText() + ": " + a.path("jobId").asText() + " "
+                                + a.path("sku").asText() + " " + a.path("seconds").asLong() + " s " + amount + " USD ("
+                                + a.path("reason").asText() + ")");
+            }
+            if (!output.noHeaders) {
+                out.println("total: " + inv.path("total").asText() + " USD");
+            }
+            out.flush();
+            return 0;
+        }
+
+        private static String usd(long micros, int decimals) {
+            return BigDecimal.valueOf(micros, 6).setScale(decimals, java.math.RoundingMode.HALF_EVEN).toPlainString();
+        }
     }
 
     @Command(name = "close", mixinStandardHelpOptions = true, description = {
@@ -72,19 +151,24 @@ final class InvoiceCommands implements Callable<Integer> {
         String tenant;
         @Option(names = "--month", required = true, paramLabel = "YYYY-MM", description = "The month (UTC), ended.")
         String month;
-        @Option(names = {"-o", "--output"}, defaultValue = "text", converter = Choice.OfOutput.class,
-                description = "text, or json (billing's answer as it is).")
-        Choice.Output output;
+        /** text, or json or yaml: billing's answer as it is (docs/api.md). */
+        @CommandLine.Mixin
+        Output output;
 
         @Override
         public Integer call() {
+            output.format(Output.Format.TEXT, Output.Format.JSON, Output.Format.YAML);
             tenant(tenant, spec);
             month(month, spec);
             BillingApi.Answer answer = invoice.api().post("/invoices/" + tenant + "/" + month + "/close", Map.of(), null,
                     "");
             PrintWriter out = spec.commandLine().getOut();
-            if (output == Choice.Output.JSON) {
+            if (output.format == Output.Format.JSON) {
                 out.println(answer.text());
+                return 0;
+            }
+            if (output.format == Output.Format.YAML) {
+                out.print(output.document(answer.body()));
                 return 0;
             }
             JsonNode frozen = answer.body().path("invoice");
@@ -121,12 +205,13 @@ final class InvoiceCommands implements Callable<Integer> {
                 + " . _ : -; default: a new random one, printed). The same key with the same request books nothing"
                 + " twice: use it to retry.")
         String key;
-        @Option(names = {"-o", "--output"}, defaultValue = "text", converter = Choice.OfOutput.class,
-                description = "text, or json (billing's answer as it is).")
-        Choice.Output output;
+        /** text, or json or yaml: billing's answer as it is (docs/api.md). */
+        @CommandLine.Mixin
+        Output output;
 
         @Override
         public Integer call() {
+            output.format(Output.Format.TEXT, Output.Format.JSON, Output.Format.YAML);
             tenant(tenant, spec);
             long micros = micros(amount, spec);
             if (month != null) {
@@ -143,8 +228,12 @@ final class InvoiceCommands implements Callable<Integer> {
             BillingApi.Answer answer = invoice.api().post("/invoices/" + tenant + "/adjustments",
                     Map.of("Idempotency-Key", idempotencyKey), body.toString(), retry);
             PrintWriter out = spec.commandLine().getOut();
-            if (output == Choice.Output.JSON) {
+            if (output.format == Output.Format.JSON) {
                 out.println(answer.text());
+                return 0;
+            }
+            if (output.format == Output.Format.YAML) {
+                out.print(output.document(answer.body()));
                 return 0;
             }
             JsonNode booked = answer.body();
@@ -185,15 +274,23 @@ final class InvoiceCommands implements Callable<Integer> {
     }
 
     static void tenant(String tenant, CommandLine.Model.CommandSpec spec) {
+        tenant(tenant, "--tenant", spec);
+    }
+
+    static void tenant(String tenant, String name, CommandLine.Model.CommandSpec spec) {
         try {
             Tenants.require(tenant, "tenant");
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage().replace("field 'tenant'",
-                    "--tenant"));
+                    name));
         }
     }
 
     static void month(String month, CommandLine.Model.CommandSpec spec) {
+        month(month, "--month", spec);
+    }
+
+    static void month(String month, String name, CommandLine.Model.CommandSpec spec) {
         if (month != null && MONTH.matcher(month).matches()) {
             try {
                 YearMonth.parse(month);
@@ -202,7 +299,7 @@ final class InvoiceCommands implements Callable<Integer> {
                 // said below
             }
         }
-        throw new CommandLine.ParameterException(spec.commandLine(), "--month must be a month YYYY-MM (e.g. 2025-06),"
+        throw new CommandLine.ParameterException(spec.commandLine(), name + " must be a month YYYY-MM (e.g. 2025-06),"
                 + " was '" + GpucloudCli.clip(String.valueOf(month), 40) + "'");
     }
 }

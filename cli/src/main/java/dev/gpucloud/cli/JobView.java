@@ -1,8 +1,6 @@
 package dev.gpucloud.cli;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Timestamp;
-import com.google.protobuf.util.JsonFormat;
 import dev.gpucloud.contracts.grpc.v1.Job;
 import dev.gpucloud.contracts.grpc.v1.JobSpec;
 import dev.gpucloud.contracts.grpc.v1.WorkerPlacement;
@@ -14,15 +12,6 @@ import java.util.List;
 final class JobView {
 
     private JobView() {
-    }
-
-    /** The job as protobuf's canonical JSON (field names in lowerCamelCase, enums by name). */
-    static String json(Job job) {
-        try {
-            return JsonFormat.printer().print(job);
-        } catch (InvalidProtocolBufferException e) {
-            throw new IllegalStateException("job " + job.getJobId() + " has no JSON form: " + e.getMessage(), e);
-        }
     }
 
     /** The job as aligned "field  value" lines; fields with nothing to say are left out. */
@@ -62,16 +51,7 @@ final class JobView {
 
     /** "2 workers x 8 GPUs (A100-SXM4-40GB), rdma, on-demand, normal priority". */
     static String asks(JobSpec spec) {
-        int workers = Math.max(1, spec.getWorkers());
-        String each;
-        if (!spec.getMigProfile().isEmpty()) {
-            each = "MIG " + spec.getMigProfile();
-        } else if (spec.getMilliGpu() > 0) {
-            each = spec.getMilliGpu() + " milli-GPU";
-        } else {
-            each = spec.getGpusPerWorker() + (spec.getGpusPerWorker() == 1 ? " GPU" : " GPUs");
-        }
-        StringBuilder s = new StringBuilder(workers + (workers == 1 ? " worker x " : " workers x ") + each);
+        StringBuilder s = new StringBuilder(each(spec));
         if (spec.getGpuModelsCount() > 0) {
             s.append(" (").append(String.join(" or ", spec.getGpuModelsList())).append(')');
         }
@@ -81,6 +61,20 @@ final class JobView {
         return s.toString();
     }
 
+    /** "2 workers x 8 GPUs", "1 worker x MIG 1g.10gb", "4 workers x 250 milli-GPU". */
+    static String each(JobSpec spec) {
+        int workers = Math.max(1, spec.getWorkers());
+        String each;
+        if (!spec.getMigProfile().isEmpty()) {
+            each = "MIG " + spec.getMigProfile();
+        } else if (spec.getMilliGpu() > 0) {
+            each = spec.getMilliGpu() + " milli-GPU";
+        } else {
+            each = spec.getGpusPerWorker() + (spec.getGpusPerWorker() == 1 ? " GPU" : " GPUs");
+        }
+        return workers + (workers == 1 ? " worker x " : " workers x ") + each;
+    }
+
     /** "rank 0: sim-a100-0 GPUs [0, 1] (allocation a-1)". */
     static String worker(WorkerPlacement p) {
         return "rank " + p.getRank() + ": " + p.getNodeId() + " GPUs " + p.getGpuIndicesList()
@@ -88,7 +82,7 @@ final class JobView {
                 + (p.getAllocationId().isEmpty() ? "" : " (allocation " + p.getAllocationId() + ")");
     }
 
-    private static String time(Timestamp t) {
+    static String time(Timestamp t) {
         return t.getSeconds() == 0 && t.getNanos() == 0 ? "" : Instant.ofEpochSecond(t.getSeconds(), t.getNanos()).toString();
     }
 

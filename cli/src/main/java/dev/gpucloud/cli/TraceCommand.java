@@ -38,12 +38,13 @@ final class TraceCommand implements Callable<Integer> {
             description = "A span log, or a folder of them (*.jsonl); default: ${DEFAULT-VALUE} (env"
                     + " GPUCLOUD_SPAN_LOGS).")
     Path spans;
-    @Option(names = {"-o", "--output"}, defaultValue = "text", converter = Choice.OfOutput.class,
-            description = "text (a tree), or json (one span a line, in start order).")
-    Choice.Output output;
+    /** text (a tree), json (one span a line, in start order) or yaml (a list of them). */
+    @CommandLine.Mixin
+    Output output;
 
     @Override
     public Integer call() {
+        Output.Format format = output.format(Output.Format.TEXT, Output.Format.JSON, Output.Format.YAML);
         if (!JOB_ID.matcher(jobId).matches()) {
             throw new CommandLine.ParameterException(spec.commandLine(), "JOB must be a job id such as job-3f2a9c0d1e4b,"
                     + " was '" + GpucloudCli.clip(jobId, 64) + "'");
@@ -66,10 +67,20 @@ final class TraceCommand implements Callable<Integer> {
                     + " has none");
         }
         PrintWriter out = spec.commandLine().getOut();
-        if (output == Choice.Output.JSON) {
+        if (format == Output.Format.JSON) {
             for (LoggedSpan span : trace.spans()) {
                 out.println(json(span));
             }
+        } else if (format == Output.Format.YAML) {
+            com.fasterxml.jackson.databind.node.ArrayNode list = JSON.createArrayNode();
+            for (LoggedSpan span : trace.spans()) {
+                try {
+                    list.add(JSON.readTree(json(span)));
+                } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            out.print(output.document(list));
         } else {
             out.print(trace.render());
             if (trace.traceIds().size() > 1) {

@@ -156,7 +156,7 @@ class AuditTrailCommandTest {
         assertBad(audit("--limit", "many"), "'many' is not an int");
         assertBad(audit("--tenant", "Acme'; drop"), "--tenant must be a tenant id");
         assertBad(audit("--who", " "), "--who must name a subject");
-        assertBad(audit("-o", "yaml"), "'yaml' is not one of text, json");
+        assertBad(audit("-o", "xml"), "'xml' is not one of text, wide, json, yaml");
     }
 
     @Test

@@ -317,8 +317,8 @@ class GpucloudCliFailoverTest {
         assertThat(r.errLines()).hasSize(2);
         assertThat(r.errLines().get(0)).isEqualTo(a + ": connection refused; retrying at " + b);
         assertThat(r.errLines().get(1)).isEqualTo("error: cannot reach the scheduler at " + a + "," + b
-                + " (connection refused); start the stack with ./gpucloud up, or point --scheduler"
-                + " (env GPUCLOUD_SCHEDULER) at a running one");
+                + ": connection refused; start the stack with ./gpucloud up, or point --server (env GPUCLOUD_SERVER,"
+                + " or a context: gpucloud config use-context) at a running one");
     }
 
     @Test
@@ -383,5 +383,28 @@ class GpucloudCliFailoverTest {
                 .containsExactly("PENDING", "SCHEDULED", "RUNNING", "SUCCEEDED");
         assertThat(r.errLines()).containsExactly(
                 first.address() + ": scheduler-0 is shutting down; retrying at " + second.address());
+    }
+
+    @Test
+    void watch_json_is_one_job_event_a_line_and_still_each_event_once() throws Exception {
+        Instance first = leader("scheduler-0");
+        Instance second = standby("scheduler-1", null);
+        first.watchEvents = List.of(event(JobState.PENDING, 0), event(JobState.SCHEDULED, 1));
+        first.watchBreaks = true;
+        second.watchEvents = List.of(event(JobState.SCHEDULED, 1), event(JobState.SUCCEEDED, 9));
+
+        Result r = cli(list(first, second), "watch", "j-1", "-o", "json");
+
+        assertThat(r.code()).as(r.err()).isZero();
+        List<String> states = new java.util.ArrayList<>();
+        for (String line : r.out().lines().toList()) {
+            dev.gpucloud.contracts.grpc.v1.JobEvent.Builder e = dev.gpucloud.contracts.grpc.v1.JobEvent.newBuilder();
+            com.google.protobuf.util.JsonFormat.parser().merge(line, e);
+            states.add(e.getState().name());
+        }
+        assertThat(states).containsExactly("PENDING", "SCHEDULED", "SUCCEEDED");
+        Result yaml = cli(list(first, second), "watch", "j-1", "-o", "yaml");
+        assertThat(yaml.code()).isEqualTo(2);
+        assertThat(yaml.err()).contains("-o yaml: gpucloud watch prints text, json");
     }
 }

@@ -162,7 +162,7 @@ class InvoiceCommandsTest {
                         "--month must be a month YYYY-MM"),
                 Arguments.of(new String[] {"close", "--tenant", "acme"}, "Missing required option: '--month"),
                 Arguments.of(new String[] {"close", "--tenant", "x' OR '1'='1", "--month", "2025-06"}, "--tenant"),
-                Arguments.of(new String[] {}, "say what to do: invoice close or invoice adjust"));
+                Arguments.of(new String[] {}, "say what to do: invoice show, invoice close or invoice adjust"));
     }
 
     @ParameterizedTest(name = "{1}")
@@ -212,5 +212,45 @@ class InvoiceCommandsTest {
             "--month", "2025-06"}, new PrintWriter(new StringWriter()), new PrintWriter(err));
         assertThat(code).isEqualTo(2);
         assertThat(err.toString()).contains("--billing must be billing's http(s) URL");
+    }
+
+    static final String INVOICE = """
+            {"tenant": "acme", "month": "2025-06", "status": "OPEN", "currency": "USD",
+             "lines": [{"jobId": "job-1", "sku": "A100-SXM4-40GB", "capacityType": "ON_DEMAND", "seconds": 130,
+                        "rateMicrosPerHour": 2745000, "amountMicros": 99125}],
+             "adjustments": [{"adjustmentId": 3, "amountMicros": -50000, "reason": "SLA credit"}],
+             "totalMicros": 49125, "total": "0.05"}""";
+
+    @Test
+    void show_gets_the_month_and_prints_its_lines_adjustments_and_total_as_a_table_or_every_field() throws Exception {
+        billing.answering(200, INVOICE);
+        GpucloudCliTest.Result r = cli("show", "acme", "2025-06");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(billing.requests).singleElement().satisfies(request -> {
+            assertThat(request.method()).isEqualTo("GET");
+            assertThat(request.path()).isEqualTo("/invoices/acme/2025-06");
+            assertThat(request.authorization()).isEqualTo("Bearer fin.token.jwt");
+        });
+        List<String> lines = r.out().lines().toList();
+        assertThat(lines.get(0)).isEqualTo("invoice acme 2025-06 (OPEN)");
+        assertThat(lines.get(1)).startsWith("JOB").contains("SKU", "CAPACITY", "SKU-SECONDS", "USD/SKU-HOUR", "USD");
+        assertThat(lines.get(2)).startsWith("job-1").contains("A100-SXM4-40GB", "130", "2.7450", "0.099125");
+        assertThat(lines.get(3)).isEqualTo("adjustment 3 by finance: -0.050000 USD (SLA credit)");
+        assertThat(lines.get(4)).isEqualTo("total: 0.05 USD");
+        assertThat(cli("show", "acme", "2025-06", "-o", "wide").out()).contains("RATE-FROM", "FLAG");
+        assertThat(cli("show", "acme", "2025-06", "--no-headers").out().lines().findFirst().orElseThrow())
+                .startsWith("job-1");
+        assertThat(cli("show", "acme", "2025-06", "-o", "json").out()).isEqualTo(INVOICE + "\n");
+        JsonNode yaml = new ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory())
+                .readTree(cli("show", "acme", "2025-06", "-o", "yaml").out());
+        assertThat(yaml).isEqualTo(JSON.readTree(INVOICE));
+    }
+
+    @Test
+    void show_refuses_a_bad_tenant_month_or_output_before_asking_billing() {
+        assertThat(cli("show", "Acme!", "2025-06").err()).startsWith("error: ").contains("TENANT");
+        assertThat(cli("show", "acme", "2025-13").err()).contains("YYYY-MM must be a month YYYY-MM");
+        assertThat(cli("show", "acme", "-o", "csv").err()).contains("'csv' is not one of text, wide, json, yaml");
+        assertThat(billing.requests).isEmpty();
     }
 }
