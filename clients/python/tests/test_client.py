@@ -125,14 +125,15 @@ def test_logs_of_every_worker_leave_rank_unset(no_login, scheduler):
     ({"since": "10m"}, "since: an aware datetime"),
     ({"stream": "both"}, "stream: 'stdout' or 'stderr'"),
     ({"follow": "yes"}, "follow: True or False"),
+    ({"timeout": 0}, "timeout: seconds above 0 for the whole stream"),
 ])
 def test_logs_bad_input(no_login, scheduler, kwargs, message):
     with client_for(scheduler) as c, pytest.raises(ValueError, match=message):
-        list(c.logs("job-1", **kwargs))
+        c.logs("job-1", **kwargs)
 
 
 @pytest.mark.parametrize("call", [lambda c: c.get(""), lambda c: c.get(None), lambda c: c.cancel("  "),
-                                  lambda c: list(c.watch(7))])
+                                  lambda c: c.watch(7)])
 def test_a_missing_job_id(no_login, scheduler, call):
     with client_for(scheduler) as c, pytest.raises(ValueError, match="job_id: a job's id"):
         call(c)
@@ -267,3 +268,23 @@ def test_every_unary_call_has_a_deadline(no_login, scheduler):
     finally:
         release.set()
     assert "did not answer GetJob within its deadline (0.2 s)" in str(raised.value)
+
+
+def test_a_watch_that_outlasts_its_timeout(no_login, scheduler):
+    release = threading.Event()
+
+    def never_ends(request, context):
+        yield job_pb2.JobEvent(job_id="job-1", state=job_pb2.RUNNING)
+        release.wait(10)
+    scheduler.service.answers["WatchJob"] = never_ends
+    try:
+        with client_for(scheduler) as c, pytest.raises(gpucloud.DeadlineExceeded, match="WatchJob from .* had not"
+                                                                                          " ended"):
+            list(c.watch("job-1", timeout=0.3))
+    finally:
+        release.set()
+
+
+def test_a_watch_with_a_bad_job_id_fails_before_iterating(no_login, scheduler):
+    with client_for(scheduler) as c, pytest.raises(ValueError):
+        c.watch("")

@@ -168,12 +168,14 @@ class Client:
         """The job's lifecycle events (JobEvent): its current state first, then each change, until it ends. A
         broken stream is re-opened (each event is yielded once); timeout: seconds for the whole watch."""
         job_pb2, _ = _pb()
-        request = job_pb2.WatchJobRequest(job_id=_job_id(job_id))
+        return self._watch(job_pb2.WatchJobRequest(job_id=_job_id(job_id)), _ends(timeout))
+
+    def _watch(self, request, ends):
         seen = set()
         attempts = _Attempts(self)
         while True:
             try:
-                for event in self._stream("WatchJob", request, timeout, attempts):
+                for event in self._stream("WatchJob", request, ends):
                     attempts.progressed()
                     key = event.SerializeToString(deterministic=True)
                     if key not in seen:
@@ -202,11 +204,15 @@ class Client:
             if not isinstance(stream, str) or stream.strip().lower() not in names:
                 raise ValueError("stream: 'stdout' or 'stderr' (None: both), was %r" % (stream,))
             request.stream = names[stream.strip().lower()]
+        return self._logs(request, _ends(timeout))
+
+    def _logs(self, request, ends):
+        job_pb2, _ = _pb()
         last = {}
         attempts = _Attempts(self)
         while True:
             try:
-                for chunk in self._stream("StreamLogs", request, timeout, attempts):
+                for chunk in self._stream("StreamLogs", request, ends):
                     attempts.progressed()
                     key = (chunk.allocation_id, chunk.stream)
                     name = "stderr" if chunk.stream == job_pb2.LOG_STDERR else "stdout"
@@ -259,10 +265,8 @@ class Client:
             except grpc.RpcError as e:
                 attempts.failed(e, name)
 
-    def _stream(self, name, request, timeout, attempts):
-        if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
-            raise ValueError("timeout: seconds above 0, or None for no limit, was %r" % (timeout,))
-        remaining = None if timeout is None else max(0.001, attempts.started + timeout - time.monotonic())
+    def _stream(self, name, request, ends):
+        remaining = None if ends is None else max(0.001, ends - time.monotonic())
         return self._method(name)(request, timeout=remaining, metadata=self._metadata())
 
     def error(self, rpc_error, what):
@@ -289,6 +293,9 @@ class Client:
                                                " ./gpucloud status shows each instance's role"
                                                % (self.scheduler, what, self.failover_timeout, self._current,
                                                   details))
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED and what in ("WatchJob", "StreamLogs"):
+            return errors.DeadlineExceeded("%s from %s had not ended when its timeout ran out; call again, or give"
+                                           " a longer timeout (None: no limit)" % (what, at))
         if code == grpc.StatusCode.DEADLINE_EXCEEDED:
             return errors.DeadlineExceeded("%s did not answer %s within its deadline (%.1f s); it may be overloaded:"
                                            " retry, or raise Client(timeout=...)" % (at, what, self.timeout))
@@ -301,9 +308,18 @@ class Client:
         extra = ""
         if code == grpc.StatusCode.UNIMPLEMENTED:
             extra = "; the scheduler at %s is older than this client" % self._current
-        if code == grpc.StatusCode.UNAVAILABLE or code == grpc.StatusCode.UNKNOWN and not details:
-            details = str(rpc_error)
+        if not details:
+            details = "(no message)"
         return kind("%s: %s%s" % (name, details, extra), name)
+
+
+def _ends(timeout):
+    """When a stream given ``timeout`` seconds in all must end (monotonic), or None for no limit."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise ValueError("timeout: seconds above 0 for the whole stream, or None for no limit, was %r" % (timeout,))
+    return time.monotonic() + timeout
 
 
 def _job_id(job_id):
