@@ -288,3 +288,49 @@ def test_a_watch_that_outlasts_its_timeout(no_login, scheduler):
 def test_a_watch_with_a_bad_job_id_fails_before_iterating(no_login, scheduler):
     with client_for(scheduler) as c, pytest.raises(ValueError):
         c.watch("")
+
+
+@pytest.fixture
+def tls_files(tmp_path):
+    """A CA of the test's own and a certificate for localhost signed by it (openssl, as deploy/local/tls.sh)."""
+    import shutil
+    import subprocess
+    if not shutil.which("openssl"):
+        pytest.skip("openssl is not installed")
+
+    def openssl(*args):
+        subprocess.run(["openssl", *args], cwd=tmp_path, check=True, capture_output=True)
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+            "-subj", "/CN=test-ca")
+    (tmp_path / "ext").write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj",
+            "/CN=localhost")
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+            "server.pem", "-days", "2", "-extfile", "ext")
+    return tmp_path
+
+
+def test_tls_with_the_ca_file_and_gpucloud_ca_file(no_login, tls_files, monkeypatch):
+    from concurrent import futures
+    from conftest import FakeJobService
+    from gpucloud.v1 import job_pb2_grpc
+    service = FakeJobService()
+    service.answers["GetJob"] = job()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    job_pb2_grpc.add_JobServiceServicer_to_server(service, server)
+    credentials = grpc.ssl_server_credentials([((tls_files / "server.key").read_bytes(),
+                                                (tls_files / "server.pem").read_bytes())])
+    port = server.add_secure_port("127.0.0.1:0", credentials)
+    server.start()
+    try:
+        with Client("localhost:%d" % port, ca_file=str(tls_files / "ca.pem"), token="t") as c:
+            assert c.get("job-1").job_id == "job-1"
+        monkeypatch.setenv("GPUCLOUD_CA_FILE", str(tls_files / "ca.pem"))
+        with Client("localhost:%d" % port, token="t") as c:
+            assert c.get("job-1").job_id == "job-1"
+        monkeypatch.delenv("GPUCLOUD_CA_FILE")
+        with Client("localhost:%d" % port, token="t", failover_timeout=0) as c, \
+                pytest.raises(gpucloud.SchedulerUnavailable, match="takes ca_file= or GPUCLOUD_CA_FILE"):
+            c.get("job-1")  # plaintext to a TLS port gets no answer it can read
+    finally:
+        server.stop(None)

@@ -289,10 +289,13 @@ class Client:
                 return errors.SchedulerUnavailable(
                     "cannot reach the scheduler at %s (%s); start the stack with ./gpucloud up, or point"
                     " Client(scheduler=...) or GPUCLOUD_SCHEDULER at a running one" % (self.scheduler, reason))
+            tls = "" if self.ca_file else ("; this client speaks plaintext: a scheduler that speaks TLS (as one"
+                                           " ./gpucloud up starts) takes ca_file= or GPUCLOUD_CA_FILE"
+                                           " (.run/tls/ca.pem)")
             return errors.SchedulerUnavailable("no scheduler at %s took %s within %.1f s (last, from %s: %s);"
-                                               " ./gpucloud status shows each instance's role"
+                                               " ./gpucloud status shows each instance's role%s"
                                                % (self.scheduler, what, self.failover_timeout, self._current,
-                                                  details))
+                                                  details, tls))
         if code == grpc.StatusCode.DEADLINE_EXCEEDED and what in ("WatchJob", "StreamLogs"):
             return errors.DeadlineExceeded("%s from %s had not ended when its timeout ran out; call again, or give"
                                            " a longer timeout (None: no limit)" % (what, at))
