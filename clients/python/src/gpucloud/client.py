@@ -47,7 +47,7 @@ def parse_addresses(text):
 
 def _unreachable(details):
     text = (details or "").lower()
-    if "connection refused" in text or "failed to connect" in text or "connect failed" in text:
+    if "connection refused" in text:
         return "connection refused"
     if "dns resolution failed" in text or "name or service not known" in text or "unknown host" in text:
         return "unknown host"
