@@ -15,47 +15,17 @@ from dataclasses import dataclass
 import grpc
 
 from . import credentials, errors
+from .failover import Attempts, first_line, parse_addresses, unreachable
 from .spec import JobRequest, job_spec
 
 DEFAULT_SCHEDULER = "localhost:8081"
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_FAILOVER_TIMEOUT = 30.0
-LEADER_TRAILER = "gpucloud-leader"
-ENDED = ("SUCCEEDED", "FAILED", "CANCELLED")
 
 
 def _pb():
     from .v1 import job_pb2, job_pb2_grpc
     return job_pb2, job_pb2_grpc
-
-
-def parse_addresses(text):
-    """'host:port,host:port' as a list, blanks dropped, each once, in order."""
-    if not isinstance(text, str):
-        raise ValueError("scheduler: 'host:port' or several comma-separated, was %r" % (text,))
-    seen = []
-    for part in text.split(","):
-        part = part.strip()
-        if part and part not in seen:
-            if ":" not in part or not part.rsplit(":", 1)[1].isdigit():
-                raise ValueError("scheduler: '%s' is not host:port (e.g. localhost:8081)" % part)
-            seen.append(part)
-    if not seen:
-        raise ValueError("scheduler: no address in '%s'" % text)
-    return seen
-
-
-def _unreachable(details):
-    text = (details or "").lower()
-    if "connection refused" in text:
-        return "connection refused"
-    if "dns resolution failed" in text or "name or service not known" in text or "unknown host" in text:
-        return "unknown host"
-    return None
-
-
-def _first_line(text):
-    return (text or "").strip().splitlines()[0].strip() if (text or "").strip() else ""
 
 
 @dataclass(frozen=True)
@@ -172,7 +142,7 @@ class Client:
 
     def _watch(self, request, ends):
         seen = set()
-        attempts = _Attempts(self)
+        attempts = Attempts(self)
         while True:
             try:
                 for event in self._stream("WatchJob", request, ends):
@@ -209,7 +179,7 @@ class Client:
     def _logs(self, request, ends):
         job_pb2, _ = _pb()
         last = {}
-        attempts = _Attempts(self)
+        attempts = Attempts(self)
         while True:
             try:
                 for chunk in self._stream("StreamLogs", request, ends):
@@ -258,7 +228,7 @@ class Client:
         return getattr(job_pb2_grpc.JobServiceStub(self._channel()), name)
 
     def _unary(self, name, request):
-        attempts = _Attempts(self)
+        attempts = Attempts(self)
         while True:
             try:
                 return self._method(name)(request, timeout=self.timeout, metadata=self._metadata())
@@ -272,7 +242,7 @@ class Client:
     def error(self, rpc_error, what):
         """The GpucloudError that a grpc error means, in words that say what to do."""
         code = rpc_error.code() if hasattr(rpc_error, "code") else None
-        details = _first_line(rpc_error.details() if hasattr(rpc_error, "details") else str(rpc_error))
+        details = first_line(rpc_error.details() if hasattr(rpc_error, "details") else str(rpc_error))
         name = code.name if code is not None else "UNKNOWN"
         at = "the scheduler at " + self._current
         if code == grpc.StatusCode.UNAUTHENTICATED:
@@ -284,7 +254,7 @@ class Client:
                 " started: `./gpucloud login --dev --tenant T --role member`) (%s said: %s)"
                 % (credentials.describe_source(self.profile), at, details))
         if code == grpc.StatusCode.UNAVAILABLE:
-            reason = _unreachable(details)
+            reason = unreachable(details)
             if reason:
                 return errors.SchedulerUnavailable(
                     "cannot reach the scheduler at %s (%s); start the stack with ./gpucloud up, or point"
@@ -355,50 +325,3 @@ def state_name(value):
     """'RUNNING' for a JobState value (job.state)."""
     job_pb2, _ = _pb()
     return job_pb2.JobState.Name(value)
-
-
-class _Attempts:
-    """The tries of one call, as LeaderFailover's: UNAVAILABLE moves it (to the leader a standby names, else the
-    next address) after a back-off of 200 ms doubling to 2 s, within failover_timeout; every address refusing
-    the connection in a row ends it at once. Any other status ends it."""
-
-    def __init__(self, client):
-        self.client = client
-        self.started = time.monotonic()
-        self.waited = 0
-        self.tried = {client._current}
-        self.refused = set()
-
-    def progressed(self):
-        self.started = time.monotonic()
-        self.waited = 0
-        self.refused.clear()
-
-    def failed(self, rpc_error, what):
-        client = self.client
-        if not hasattr(rpc_error, "code") or rpc_error.code() != grpc.StatusCode.UNAVAILABLE:
-            raise client.error(rpc_error, what) from None
-        here = client._current
-        details = rpc_error.details() if hasattr(rpc_error, "details") else ""
-        if _unreachable(details):
-            self.refused.add(here)
-            if self.refused.issuperset(client.addresses):
-                raise client.error(rpc_error, what) from None
-        else:
-            self.refused.clear()
-        leader = None
-        for key, value in (rpc_error.trailing_metadata() or ()) if hasattr(rpc_error, "trailing_metadata") else ():
-            if key == LEADER_TRAILER and value.strip() and value.strip() != here:
-                leader = value.strip()
-        to = leader or client.addresses[(client.addresses.index(here) + 1) % len(client.addresses)
-                                        if here in client.addresses else 0]
-        wait = 0.0 if leader and to not in self.tried else min(0.2 * (2 ** min(self.waited, 10)), 2.0)
-        if not leader or to in self.tried:
-            self.waited += 1
-        if time.monotonic() - self.started + wait > client.failover_timeout:
-            raise client.error(rpc_error, what) from None
-        client.notices("%s: %s; retrying at %s%s" % (here, _unreachable(details) or _first_line(details) or
-                                                     "unavailable", "the leader " if leader else "", to))
-        time.sleep(wait)
-        client._current = to
-        self.tried.add(to)
