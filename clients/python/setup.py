@@ -29,7 +29,7 @@ def proto_dir():
 
 
 def tool(variable, name, package):
-    found = os.environ.get(variable) or shutil.which(name)
+    found = shutil.which(os.environ.get(variable) or name)
     if not found:
         sys.exit("gpucloud: %s is not on the PATH: apt-get install %s (or set %s)" % (name, package, variable))
     return found
