@@ -160,7 +160,9 @@ def moment(value, field):
     at = value
     if isinstance(value, str):
         try:
-            at = datetime.datetime.fromisoformat(value.strip())
+            text = value.strip()
+            # Python before 3.11 reads no "Z"
+            at = datetime.datetime.fromisoformat(text[:-1] + "+00:00" if text[-1:] in ("Z", "z") else text)
         except ValueError:
             at = None
     if not isinstance(at, datetime.datetime) or at.tzinfo is None or at.utcoffset() is None:

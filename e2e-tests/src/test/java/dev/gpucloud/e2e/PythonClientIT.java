@@ -67,9 +67,14 @@ class PythonClientIT {
         gpucloud("up", "--fresh");
         gpucloud("login", "--dev", "--user", "pia", "--tenant", "acme", "--role", "member");
         Path stack = Path.of(Files.readString(BASE.resolve("active")).strip());
-        String port = Files.readAllLines(stack.resolve("stack.env")).stream()
-                .filter(l -> l.startsWith("GPUCLOUD_SCHEDULER_PORT=")).map(l -> l.substring(l.indexOf('=') + 1))
-                .findFirst().orElseThrow();
+        Map<String, Integer> ports = new java.util.LinkedHashMap<>();
+        for (String line : Files.readAllLines(stack.resolve("stack.env"))) {
+            if (line.matches("[A-Z_]+_PORT=\\d+")) {
+                ports.put(line.substring(0, line.indexOf('=')), Integer.parseInt(line.substring(line.indexOf('=') + 1)));
+            }
+        }
+        assertThat(ports).as("the ports in %s/stack.env", stack).containsKey("GPUCLOUD_SCHEDULER_PORT");
+        String port = String.valueOf(ports.get("GPUCLOUD_SCHEDULER_PORT"));
         Path ca = stack.resolve("tls/ca.pem");
         List<Long> pids = pids(stack);
 
@@ -94,7 +99,17 @@ class PythonClientIT {
             assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).as("pid %d after down", pid)
                     .isFalse();
         }
+        ports.forEach((name, p) -> assertThat(listening(p)).as("%s %d after down", name, p).isFalse());
         assertThat(BASE.resolve("active")).doesNotExist();
+    }
+
+    static boolean listening(int port) {
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress("localhost", port), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** The pids gpucloud keeps for the running stack (services, issuer, broker, database). */
