@@ -90,3 +90,24 @@ def test_a_token_it_does_not_take_says_to_log_in(stack):
     with gpucloud.Client(token="not-a-jwt") as client, pytest.raises(gpucloud.NotAuthenticated,
                                                                         match="run `gpucloud login`"):
         client.get("job-1")
+
+
+def test_logs_of_a_job_that_never_ran_say_so(stack):
+    # admitted (no host of that model is known yet, one may join) and left waiting
+    model = "NO-SUCH-GPU-" + uuid.uuid4().hex[:4]
+    job = stack.submit(command=["sleep", "1"], resources={"gpus": 1, "gpu_models": [model]})
+    try:
+        with pytest.raises((gpucloud.FailedPrecondition, gpucloud.Unimplemented)) as raised:
+            list(stack.logs(job.job_id))
+        if isinstance(raised.value, gpucloud.Unimplemented):
+            pytest.skip("the scheduler answers UNIMPLEMENTED for StreamLogs: " + str(raised.value))
+        assert "FAILED_PRECONDITION" in str(raised.value) and job.job_id in str(raised.value)
+    finally:
+        stack.cancel(job.job_id, reason="python client test")
+
+
+def test_logs_of_an_unknown_job_are_not_found(stack):
+    with pytest.raises((gpucloud.NotFound, gpucloud.Unimplemented)) as raised:
+        list(stack.logs("job-" + uuid.uuid4().hex[:12]))
+    if isinstance(raised.value, gpucloud.Unimplemented):
+        pytest.skip("the scheduler answers UNIMPLEMENTED for StreamLogs: " + str(raised.value))
