@@ -71,6 +71,10 @@ class FirstRunIT {
                 .containsPattern(gang.group(1) + "\\W+.*A100-SXM4-40GB")
                 .containsPattern("job-\\w+\\W+.*H100-SXM5-80GB")
                 .contains("the system keeps running");
+        // what the gang's two workers said reached their tenant through job.logs and gpucloud logs
+        assertThat(demo).contains("what its workers wrote")
+                .containsPattern("simulated worker 0 of 2 on sim-a100-\\d")
+                .containsPattern("simulated worker 1 of 2 on sim-a100-\\d");
         // /q/metrics answers Prometheus's scrape token only
         assertThat(demo).contains("and without the scrape token: 401");
         // an operator's cordon shows in the fleet's listing, and is lifted

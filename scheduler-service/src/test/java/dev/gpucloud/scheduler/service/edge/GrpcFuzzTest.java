@@ -103,6 +103,7 @@ class GrpcFuzzTest {
                 .setJobId(hostile.text(Limits.ID)).setReason(hostile.text(Limits.DETAIL)).build(), null);
         fuzz(outcomes, "JobService/WatchJob", MethodType.SERVER_STREAMING,
                 () -> WatchJobRequest.newBuilder().setJobId(hostile.text(Limits.ID)).build(), null);
+        fuzz(outcomes, "JobService/StreamLogs", MethodType.SERVER_STREAMING, this::streamLogs, null);
         fuzz(outcomes, "JobService/ListJobs", MethodType.UNARY, this::listJobs, null);
         fuzz(outcomes, "ClusterService/ListNodes", MethodType.UNARY,
                 () -> ListNodesRequest.newBuilder().setGpuModel(hostile.text(Limits.GPU_MODEL)).build(), null);
@@ -116,6 +117,23 @@ class GrpcFuzzTest {
         outcomes.forEach((method, codes) -> assertThat(codes.keySet()).as(method)
                 .allMatch(code -> GrpcEdge.CLIENT_CODES.contains(Status.Code.valueOf(code))));
         GrpcEdge.canaryIsPlaced(channel, kafka, tenant);
+    }
+
+    /** A StreamLogs of a hostile job id, rank, stream and start. */
+    private dev.gpucloud.contracts.grpc.v1.StreamLogsRequest streamLogs() {
+        var request = dev.gpucloud.contracts.grpc.v1.StreamLogsRequest.newBuilder().setJobId(hostile.text(Limits.ID));
+        if (hostile.nextBoolean()) {
+            request.setRank(hostile.nextBoolean() ? hostile.nextInt(2048) : -1 - hostile.nextInt(1000));
+        }
+        if (hostile.nextBoolean()) {
+            request.setStreamValue(hostile.nextInt(6) - 1);
+        }
+        if (hostile.nextBoolean()) {
+            request.setSince(com.google.protobuf.Timestamp.newBuilder()
+                    .setSeconds(hostile.nextBoolean() ? Long.MAX_VALUE - hostile.nextInt(10) : hostile.nextInt(2_000_000_000))
+                    .setNanos(hostile.nextBoolean() ? -1 : hostile.nextInt(1_000_000_000)));
+        }
+        return request.build();
     }
 
     @Test

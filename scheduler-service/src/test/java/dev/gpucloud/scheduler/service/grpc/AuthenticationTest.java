@@ -22,6 +22,7 @@ import dev.gpucloud.contracts.grpc.v1.ListJobsRequest;
 import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.contracts.grpc.v1.UndrainNodeRequest;
+import dev.gpucloud.contracts.grpc.v1.StreamLogsRequest;
 import dev.gpucloud.contracts.grpc.v1.WatchJobRequest;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.identity.BearerToken;
@@ -90,6 +91,7 @@ class AuthenticationTest {
         MATRIX.put("gpucloud.v1.JobService/ListJobs", List.of(UNAUTH, UNAUTH, DENIED, OK, OK, DENIED, OK));
         MATRIX.put("gpucloud.v1.JobService/CancelJob", List.of(UNAUTH, UNAUTH, HIDDEN, OK, OK, HIDDEN, DENIED));
         MATRIX.put("gpucloud.v1.JobService/WatchJob", List.of(UNAUTH, UNAUTH, HIDDEN, OK, OK, HIDDEN, OK));
+        MATRIX.put("gpucloud.v1.JobService/StreamLogs", List.of(UNAUTH, UNAUTH, HIDDEN, OK, OK, HIDDEN, OK));
         MATRIX.put("gpucloud.v1.ClusterService/ListNodes", List.of(UNAUTH, UNAUTH, DENIED, DENIED, DENIED, DENIED, OK));
         MATRIX.put("gpucloud.v1.ClusterService/GetCapacity", List.of(UNAUTH, UNAUTH, OK, OK, OK, OK, OK));
         MATRIX.put("gpucloud.v1.ClusterService/GetTenantUsage", List.of(UNAUTH, UNAUTH, DENIED, DENIED, OK, OK, OK));
@@ -444,6 +446,16 @@ class AuthenticationTest {
             case "gpucloud.v1.JobService/CancelJob" -> () -> j.cancelJob(CancelJobRequest.newBuilder().setJobId(job).build());
             case "gpucloud.v1.JobService/WatchJob" -> () -> j.watchJob(WatchJobRequest.newBuilder().setJobId(job).build())
                     .next();
+            case "gpucloud.v1.JobService/StreamLogs" -> () -> {
+                try {
+                    j.streamLogs(StreamLogsRequest.newBuilder().setJobId(job).build()).hasNext();
+                } catch (StatusRuntimeException e) {
+                    // past its access check, a job that has not run yet has no output: that is not a refusal
+                    if (e.getStatus().getCode() != Status.Code.FAILED_PRECONDITION) {
+                        throw e;
+                    }
+                }
+            };
             case "gpucloud.v1.ClusterService/ListNodes" -> () -> c.listNodes(ListNodesRequest.getDefaultInstance());
             case "gpucloud.v1.ClusterService/GetCapacity" -> () -> c.getCapacity(GetCapacityRequest.getDefaultInstance());
             case "gpucloud.v1.ClusterService/GetTenantUsage" -> () -> c.getTenantUsage(
