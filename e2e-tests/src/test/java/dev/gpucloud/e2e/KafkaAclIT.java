@@ -62,16 +62,17 @@ class KafkaAclIT {
     /** What each principal may write: its own topics and the dead letters of what it reads. */
     static final Map<String, Set<String>> WRITES = Map.of(
             "scheduler", Set.of("job.events", "node.commands", "audit.events", "gpu.inventory.dlq", "gpu.telemetry.dlq",
-                    "node.events.dlq", "allocation.events.dlq", "job.requests.dlq"),
+                    "node.events.dlq", "allocation.events.dlq", "job.requests.dlq", "job.logs.dlq"),
             "billing", Set.of("usage.events.dlq", "audit.events"),
             "auditor", Set.of(),
             "metrics", Set.of("gpu.advisories", "gpu.telemetry.dlq", "gpu.inventory.dlq", "job.events.dlq",
                     "allocation.events.dlq", "node.events.dlq", "usage.events.dlq"),
             "agent-a1", Set.of("gpu.inventory", "gpu.telemetry", "node.events", "allocation.events", "usage.events",
-                    "node.commands.dlq"));
+                    "job.logs", "node.commands.dlq"));
     /** What each principal may read. */
     static final Map<String, Set<String>> READS = Map.of(
-            "scheduler", Set.of("gpu.inventory", "gpu.telemetry", "node.events", "allocation.events", "job.requests"),
+            "scheduler", Set.of("gpu.inventory", "gpu.telemetry", "node.events", "allocation.events", "job.requests",
+                    "job.logs"),
             "billing", Set.of("usage.events"),
             "auditor", Set.of("audit.events"),
             "metrics", Set.of("gpu.telemetry", "gpu.inventory", "job.events", "allocation.events", "node.events",

@@ -132,12 +132,16 @@ class JobLogsTest {
     }
 
     @Test
-    void aJobsOutputIsShownOnceInOrderWithoutWhatAnotherHostOrAMalformedRecordClaims() {
+    void aJobsOutputIsShownOnceInOrderWithoutWhatAnotherHostAnUnknownAllocationOrAMalformedRecordClaims() {
         NodeCommand start = running();
         chunk(start, nodeId, JobLogChunk.Stream.STDOUT, false, line(0, "epoch 1"), line(8, "epoch 2"));
         chunk(start, nodeId, JobLogChunk.Stream.STDOUT, false, line(0, "epoch 1"), line(8, "epoch 2")); // sent again
         chunk(start, nodeId, JobLogChunk.Stream.STDERR, false, line(0, "warning: slow loader"));
         chunk(start, "node-somebody-else", JobLogChunk.Stream.STDOUT, false, line(16, "forged"));
+        // the right host, but an allocation the job never had: an agent writing into another job's output
+        kafka.send(EventRecords.record(Topics.JOB_LOGS, start.jobId(), new JobLogChunk(start.jobId(), "alloc-forged",
+                start.tenant(), nodeId, 0, JobLogChunk.Stream.STDOUT, List.of(line(0, "forged allocation")), false),
+                "/node-agent/" + nodeId));
         kafka.send(new ProducerRecord<>(Topics.JOB_LOGS.name(), start.jobId(), "{not json".getBytes()));
         chunk(start, nodeId, JobLogChunk.Stream.STDOUT, false, line(8, "epoch 2"), line(16, "epoch 3"));
 

@@ -40,6 +40,20 @@ public class JobQueries {
         }));
     }
 
+    /** One worker a job has had, in any attempt: its allocation, host and rank. */
+    public record Worker(String allocationId, String nodeId, int rank) {
+    }
+
+    /** Every worker the job has had, in every attempt, by allocation id. */
+    public Uni<Map<String, Worker>> workersEver(String jobId) {
+        return sessions.withSession(s -> s.createSelectionQuery("from AllocationEntity where jobId = :j",
+                AllocationEntity.class).setParameter("j", jobId).getResultList().map(rows -> {
+                    Map<String, Worker> workers = new HashMap<>();
+                    rows.forEach(a -> workers.put(a.id, new Worker(a.id, a.nodeId, a.rank)));
+                    return workers;
+                }));
+    }
+
     /** A page of jobs, newest first, after the (submittedAt, id) of the previous page's last job. */
     public Uni<List<JobView>> list(String tenant, List<JobState> states, int limit, Instant afterTime, String afterId) {
         StringBuilder hql = new StringBuilder("from JobEntity where 1 = 1");

@@ -232,7 +232,8 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
                         + logs.maxStreams() + " jobs' output; retry in a while").asRuntimeException());
                 return;
             }
-            logs.start(job, asked, () -> reload(context, asked.jobId()), new JobLogReader.Output() {
+            logs.start(job, asked, () -> onContext(context, () -> queries.get(asked.jobId())),
+                    () -> onContext(context, () -> queries.workersEver(asked.jobId())), new JobLogReader.Output() {
                 @Override
                 public boolean send(dev.gpucloud.contracts.events.JobLogChunk chunk,
                         List<dev.gpucloud.contracts.events.JobLogChunk.Line> lines) {
@@ -274,17 +275,20 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
         });
     }
 
-    /** The job as it is now, for a follow; null where it cannot be read this time (the follow asks again). */
-    private JobView reload(io.vertx.core.Context context, String jobId) {
-        java.util.concurrent.CompletableFuture<JobView> job = new java.util.concurrent.CompletableFuture<>();
-        Runnable read = () -> queries.get(jobId).subscribe().with(job::complete, job::completeExceptionally);
+    /**
+     * What {@code read} gives, read on the call's Vert.x context (Hibernate Reactive's rule) from the reader's thread;
+     * null where it cannot be read this time (the reader asks again).
+     */
+    private static <T> T onContext(io.vertx.core.Context context, java.util.function.Supplier<Uni<T>> read) {
+        java.util.concurrent.CompletableFuture<T> result = new java.util.concurrent.CompletableFuture<>();
+        Runnable run = () -> read.get().subscribe().with(result::complete, result::completeExceptionally);
         if (context != null) {
-            context.runOnContext(v -> read.run());
+            context.runOnContext(v -> run.run());
         } else {
-            read.run();
+            run.run();
         }
         try {
-            return job.get(5, java.util.concurrent.TimeUnit.SECONDS);
+            return result.get(5, java.util.concurrent.TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return null;

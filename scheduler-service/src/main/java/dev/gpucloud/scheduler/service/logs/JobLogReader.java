@@ -4,9 +4,9 @@ import dev.gpucloud.contracts.events.Envelope;
 import dev.gpucloud.contracts.events.JobLogChunk;
 import dev.gpucloud.contracts.events.MalformedEventException;
 import dev.gpucloud.contracts.events.Topics;
-import dev.gpucloud.contracts.events.WorkerPlacement;
 import dev.gpucloud.contracts.kafka.EventRecords;
 import dev.gpucloud.contracts.kafka.KafkaAccess;
+import dev.gpucloud.scheduler.service.engine.JobQueries;
 import dev.gpucloud.scheduler.service.engine.JobView;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -41,8 +41,9 @@ import org.jboss.logging.Logger;
  * Reads one job's output from {@code job.logs} for a StreamLogs call. The topic is keyed by job id, so a job's chunks
  * lie in one partition: the reader takes that partition alone (no consumer group, nothing committed), seeks to a
  * little before the job was submitted (or before {@code since}) by record time, and keeps the job's chunks. A chunk is
- * shown only if it is the job's tenant's and was sent by the host a worker of the job ran on as far as the job's
- * placement says; each (allocation, stream)'s lines are shown once, by offset, whatever the agent sent twice.
+ * shown only if it is the job's tenant's and comes from one of the job's allocations (in any attempt) on that
+ * allocation's host and rank, so no agent can write into another job's output; each (allocation, stream)'s lines are
+ * shown once, by offset, whatever the agent sent twice.
  *
  * <p>Without follow the call ends at the partition's end as it was when the call began. With follow it goes on until
  * the job has ended and every stream of its last placement's workers has said it ended (or, for an agent that died
@@ -112,11 +113,12 @@ public class JobLogReader {
     }
 
     /** Runs an admitted call on a thread of its own; {@code done} gets its outcome or its failure. */
-    public void start(JobView job, Request request, Supplier<JobView> reload, Output out,
+    public void start(JobView job, Request request, Supplier<JobView> reload,
+            Supplier<Map<String, JobQueries.Worker>> workers, Output out,
             java.util.function.BiConsumer<Outcome, Throwable> done) {
         threads.execute(() -> {
             try {
-                done.accept(read(job, request, reload, out), null);
+                done.accept(read(job, request, reload, new Workers(workers), out), null);
             } catch (RuntimeException e) {
                 done.accept(null, e);
             } finally {
@@ -125,7 +127,7 @@ public class JobLogReader {
         });
     }
 
-    Outcome read(JobView job, Request request, Supplier<JobView> reload, Output out) {
+    Outcome read(JobView job, Request request, Supplier<JobView> reload, Workers workers, Output out) {
         Properties p = new Properties();
         p.putAll(KafkaAccess.loginSettings(
                 key -> org.eclipse.microprofile.config.ConfigProvider.getConfig().getOptionalValue(key, String.class)));
@@ -149,12 +151,12 @@ public class JobLogReader {
             } else {
                 consumer.seek(tp, at.offset());
             }
-            return follow(consumer, tp, end, job, request, reload, out);
+            return follow(consumer, tp, end, job, request, reload, workers, out);
         }
     }
 
     private Outcome follow(KafkaConsumer<String, byte[]> consumer, TopicPartition tp, long end, JobView first,
-            Request request, Supplier<JobView> reload, Output out) {
+            Request request, Supplier<JobView> reload, Workers workers, Output out) {
         JobView job = first;
         Map<String, Long> shown = new HashMap<>();
         Set<String> ended = new HashSet<>();
@@ -179,7 +181,7 @@ public class JobLogReader {
                     continue;
                 }
                 if (!chunk.jobId().equals(job.jobId()) || !chunk.tenant().equals(job.tenant())
-                        || !ranOn(job, chunk)) {
+                        || !workers.ran(chunk)) {
                     foreign.increment();
                     continue;
                 }
@@ -243,17 +245,31 @@ public class JobLogReader {
     }
 
     /**
-     * Whether a chunk may be a worker's of the job: one of an allocation of the job's current placement must come from
-     * that worker's host and rank, so an agent cannot write into the output of a job running elsewhere. A chunk of
-     * another allocation (an earlier run of a resumed job: its history is not kept here) is taken on its job id.
+     * The job's workers in every attempt, read when a call starts and again (at most once a second) when a chunk names
+     * an allocation not read yet: a resumed job's new workers come along, and a chunk of an allocation the job never
+     * had, or from another host or rank than its allocation's, is not the job's.
      */
-    private static boolean ranOn(JobView job, JobLogChunk chunk) {
-        for (WorkerPlacement w : job.placement()) {
-            if (w.allocationId().equals(chunk.allocationId())) {
-                return w.nodeId().equals(chunk.nodeId()) && w.rank() == chunk.rank();
-            }
+    static final class Workers {
+        private final Supplier<Map<String, JobQueries.Worker>> read;
+        private Map<String, JobQueries.Worker> known;
+        private long readAt;
+
+        Workers(Supplier<Map<String, JobQueries.Worker>> read) {
+            this.read = read;
         }
-        return true;
+
+        boolean ran(JobLogChunk chunk) {
+            JobQueries.Worker w = known == null ? null : known.get(chunk.allocationId());
+            if (w == null && (known == null || System.nanoTime() - readAt >= RECHECK.toNanos())) {
+                Map<String, JobQueries.Worker> fresh = read.get();
+                readAt = System.nanoTime();
+                if (fresh != null) {
+                    known = fresh;
+                }
+                w = known == null ? null : known.get(chunk.allocationId());
+            }
+            return w != null && w.nodeId().equals(chunk.nodeId()) && w.rank() == chunk.rank();
+        }
     }
 
     /** The partition Kafka's producer puts a record keyed {@code key} in (murmur2 of its UTF-8 bytes). */
