@@ -175,7 +175,11 @@ public class JobLogReader {
                 try {
                     Envelope<JobLogChunk> envelope = EventRecords.decode(Topics.JOB_LOGS, record);
                     chunk = envelope.payload();
-                } catch (MalformedEventException e) {
+                    if (chunk == null) {
+                        throw new MalformedEventException(Topics.JOB_LOGS.name() + ": a record without a value");
+                    }
+                } catch (RuntimeException e) {
+                    // whatever one record holds, it is skipped: it must not end every later read of the job's output
                     malformed.increment();
                     LOG.debugf("skipped a job.logs record at offset %d: %s", record.offset(), e.getMessage());
                     continue;
