@@ -37,7 +37,20 @@ public record JobSpec(
         long priceCeilingMicrosPerHour,
         List<String> command,
         Map<String, String> env,
-        Map<String, String> secretEnv) {
+        Map<String, String> secretEnv,
+        long timeLimitSeconds,
+        List<Dependency> after) {
+
+    /**
+     * A job this one runs after: {@code jobId} names a job or a job array of the same tenant; with {@code onAny}
+     * any end of it will do, otherwise it must succeed.
+     */
+    public record Dependency(String jobId, boolean onAny) {
+
+        public Dependency {
+            Check.text(jobId, Limits.ID, "spec.after[].jobId");
+        }
+    }
 
     /**
      * How a secret value the scheduler sealed before storing it begins (its SecretSeal); a submitted secret may not,
@@ -154,6 +167,19 @@ public record JobSpec(
             throw new IllegalArgumentException("field 'spec' holds " + chars + " characters of text, over the limit of "
                     + Limits.SPEC_TEXT.max());
         }
+        Check.number(timeLimitSeconds, Limits.TIME_LIMIT, "spec.timeLimitSeconds");
+        after = after == null ? List.of() : List.copyOf(after); // a spec stored before dependencies has none
+        Check.size(after, Limits.DEPENDENCIES, "spec.after");
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i < after.size(); i++) {
+            Dependency d = after.get(i);
+            if (d == null) {
+                throw new IllegalArgumentException("field 'spec.after[" + i + "]' must not be null");
+            }
+            if (!seen.add(d.jobId())) {
+                throw new IllegalArgumentException("field 'spec.after' names job '" + clip(d.jobId()) + "' twice");
+            }
+        }
         if (interconnect == Interconnect.NVLINK && gpusPerWorker < 2) {
             throw new IllegalArgumentException("field 'spec.interconnect' NVLINK needs gpusPerWorker >= 2");
         }
@@ -170,11 +196,39 @@ public record JobSpec(
                 priceCeilingMicrosPerHour, command, env, Map.of());
     }
 
+    /** A spec without a time limit or dependencies (as every spec was before they existed). */
+    public JobSpec(String name, int workers, int gpusPerWorker, String migProfile, int milliGpu,
+            int cpuMillisPerWorker, long memoryMibPerWorker, List<String> gpuModels, long minGpuMemoryMib,
+            Interconnect interconnect, CapacityPreference capacity, PriorityClass priority,
+            CheckpointPolicy checkpoint, long runtimeEstimateSeconds, Instant deadline,
+            long priceCeilingMicrosPerHour, List<String> command, Map<String, String> env,
+            Map<String, String> secretEnv) {
+        this(name, workers, gpusPerWorker, migProfile, milliGpu, cpuMillisPerWorker, memoryMibPerWorker, gpuModels,
+                minGpuMemoryMib, interconnect, capacity, priority, checkpoint, runtimeEstimateSeconds, deadline,
+                priceCeilingMicrosPerHour, command, env, secretEnv, 0, List.of());
+    }
+
+    /** The same spec with {@code extra} added to its variables (an array element's): a name may not be set twice. */
+    public JobSpec withEnv(Map<String, String> extra) {
+        Map<String, String> merged = new java.util.LinkedHashMap<>(env);
+        for (Map.Entry<String, String> e : extra.entrySet()) {
+            if (merged.putIfAbsent(e.getKey(), e.getValue()) != null || secretEnv.containsKey(e.getKey())) {
+                throw new IllegalArgumentException("field 'spec.env' sets '" + clip(e.getKey())
+                        + "', which the array sets for each element");
+            }
+        }
+        return new JobSpec(name, workers, gpusPerWorker, migProfile, milliGpu, cpuMillisPerWorker,
+                memoryMibPerWorker, gpuModels, minGpuMemoryMib, interconnect, capacity, priority, checkpoint,
+                runtimeEstimateSeconds, deadline, priceCeilingMicrosPerHour, command, merged, secretEnv,
+                timeLimitSeconds, after);
+    }
+
     /** The same spec with every secret value replaced by {@link #REDACTED}: what may be shown to anyone. */
     public JobSpec redacted() {
         return new JobSpec(name, workers, gpusPerWorker, migProfile, milliGpu, cpuMillisPerWorker,
                 memoryMibPerWorker, gpuModels, minGpuMemoryMib, interconnect, capacity, priority, checkpoint,
-                runtimeEstimateSeconds, deadline, priceCeilingMicrosPerHour, command, env, redact(secretEnv));
+                runtimeEstimateSeconds, deadline, priceCeilingMicrosPerHour, command, env, redact(secretEnv),
+                timeLimitSeconds, after);
     }
 
     /** {@code secret} with every value replaced by {@link #REDACTED}, in the order of its names. */
@@ -194,7 +248,7 @@ public record JobSpec(
                 + capacity + ", priority=" + priority + ", checkpoint=" + checkpoint + ", runtimeEstimateSeconds="
                 + runtimeEstimateSeconds + ", deadline=" + deadline + ", priceCeilingMicrosPerHour="
                 + priceCeilingMicrosPerHour + ", command=" + command + ", env=" + env + ", secretEnv="
-                + redact(secretEnv) + "]";
+                + redact(secretEnv) + ", timeLimitSeconds=" + timeLimitSeconds + ", after=" + after + "]";
     }
 
     /** At submission: the deadline, if any, must lie ahead of {@code now}, within the horizon of the limits table. */

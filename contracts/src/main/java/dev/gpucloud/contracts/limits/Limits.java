@@ -49,6 +49,14 @@ public final class Limits {
             Kind.TEXT, 1, 128, "a product name; also a metric label value");
     public static final Limit RUNTIME_ESTIMATE = new Limit("runtime estimate", "spec.runtimeEstimateSeconds",
             Kind.NUMBER, 0, 366L * 24 * 3600, "a year in seconds");
+    public static final Limit TIME_LIMIT = new Limit("time limit", "spec.timeLimitSeconds", Kind.NUMBER, 0,
+            366L * 24 * 3600, "running time summed over attempts, a year in seconds; 0 means none");
+    public static final Limit DEPENDENCIES = new Limit("dependencies", "spec.after", Kind.LIST, 0, 64,
+            "jobs or arrays one job runs after; each must exist, in the same tenant, when it is submitted");
+    public static final Limit ARRAY_COUNT = new Limit("array elements", "array.count", Kind.NUMBER, 1, 10_000,
+            "jobs one submission makes; each is a row, an event and a queue entry");
+    public static final Limit ARRAY_PARAMETERS = new Limit("array parameters", "array.parameters", Kind.LIST, 0, 8,
+            "dimensions of a grid; their values' product is the element count");
     public static final Limit PRICE_CEILING = new Limit("price ceiling", "spec.priceCeilingMicrosPerHour", Kind.NUMBER,
             0, 1_000_000_000_000L, "a million USD per job-hour in micro-USD: sums of it never overflow a long");
     public static final Limit CHECKPOINT_INTERVAL = new Limit("checkpoint interval", "spec.checkpoint.intervalSeconds",
@@ -109,7 +117,7 @@ public final class Limits {
 
     private static final List<Limit> ALL = List.of(TENANT, ID, JOB_NAME, WORKERS, GPUS_PER_WORKER, MILLI_GPU,
             MIG_PROFILE, CPU_MILLIS, MEMORY_MIB, MIN_GPU_MEMORY_MIB, GPU_MODELS, GPU_MODEL, RUNTIME_ESTIMATE,
-            PRICE_CEILING, CHECKPOINT_INTERVAL, CHECKPOINT_LOCATION, COMMAND, COMMAND_ARG, ENV, SECRET_ENV, ENV_NAME, ENV_VALUE,
+            TIME_LIMIT, DEPENDENCIES, ARRAY_COUNT, ARRAY_PARAMETERS, PRICE_CEILING, CHECKPOINT_INTERVAL, CHECKPOINT_LOCATION, COMMAND, COMMAND_ARG, ENV, SECRET_ENV, ENV_NAME, ENV_VALUE,
             SPEC_TEXT, DEADLINE, EVENT_TIME, UNITS, HOSTNAME, LABEL_TEXT, GPUS_PER_HOST, SHORT_LIST, DETAIL, GPU_INDEX,
             XID, PAGE_SIZE, PAGE_TOKEN, ADJUSTMENT_AMOUNT, ADJUSTMENT_REASON, IDEMPOTENCY_KEY, RECORD);
 

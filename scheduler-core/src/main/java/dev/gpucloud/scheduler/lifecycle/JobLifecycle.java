@@ -9,13 +9,16 @@ import java.util.Set;
 /**
  * The job state machine: which moves are legal. An involuntary stop (host loss, spot interruption,
  * preemption) takes a job back to PENDING to resume from its latest checkpoint; final states never
- * change.
+ * change. A job submitted to run after others starts in WAITING_FOR_DEPENDENCIES.
  */
 public final class JobLifecycle {
 
     private static final Map<JobState, Set<JobState>> NEXT = new EnumMap<>(JobState.class);
 
     static {
+        // waiting for the jobs it runs after: queued once they ended as it asks, cancelled when one did not
+        NEXT.put(JobState.WAITING_FOR_DEPENDENCIES, EnumSet.of(JobState.PENDING, JobState.CANCELLED,
+                JobState.FAILED));
         NEXT.put(JobState.PENDING, EnumSet.of(JobState.SCHEDULED, JobState.CANCELLED, JobState.FAILED));
         NEXT.put(JobState.SCHEDULED, EnumSet.of(JobState.RUNNING, JobState.PENDING, JobState.CANCELLED,
                 JobState.FAILED, JobState.SUCCEEDED));

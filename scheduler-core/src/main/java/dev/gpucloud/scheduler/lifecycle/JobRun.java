@@ -82,6 +82,11 @@ public final class JobRun {
         return new Transition(jobId, from, to, reason, resumeFrom, lostWork, lostGpu);
     }
 
+    /** The jobs it runs after ended as it asked: it joins the queue (from WAITING_FOR_DEPENDENCIES). */
+    public Transition dependenciesMet(String reason) {
+        return move(JobState.PENDING, reason, 0);
+    }
+
     /** Placed on hosts: a new attempt. */
     public Transition scheduled(String reason) {
         attempt++;

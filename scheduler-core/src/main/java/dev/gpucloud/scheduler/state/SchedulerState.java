@@ -53,6 +53,16 @@ public final class SchedulerState {
         /** SUCCEEDED, FAILED or CANCELLED. */
         record Ended(String jobId) implements JobRecord {
         }
+
+        /**
+         * WAITING_FOR_DEPENDENCIES: out of the queue until the jobs (or arrays) {@code after} names have ended as
+         * it asks.
+         */
+        record Waiting(String jobId, List<String> after) implements JobRecord {
+            public Waiting {
+                after = List.copyOf(after);
+            }
+        }
     }
 
     /** Whether an allocation holds its GPUs, as its row says. */
@@ -105,7 +115,7 @@ public final class SchedulerState {
             } else {
                 stopping.remove(id);
             }
-        } else {
+        } else { // ended, or waiting for its dependencies: holds nothing, waits in no queue
             untrack(id);
             stopping.remove(id);
             queue.remove(id);

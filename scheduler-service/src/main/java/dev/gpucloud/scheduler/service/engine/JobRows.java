@@ -171,6 +171,9 @@ final class JobRows {
         if (job.state == JobState.PENDING) {
             return new JobRecord.Queued(queued(job, spec));
         }
+        if (job.state == JobState.WAITING_FOR_DEPENDENCIES) {
+            return new JobRecord.Waiting(job.id, spec.after().stream().map(JobSpec.Dependency::jobId).toList());
+        }
         List<AllocationEntity> held = allocs.stream().filter(a -> a.attempt == job.attempt && a.isActive()).toList();
         Stop stop = stopOf(job);
         if (stop == null && job.state == JobState.CHECKPOINTING) {
@@ -239,8 +242,9 @@ final class JobRows {
 
     static JobView viewOf(JobEntity job, List<AllocationEntity> allocs) {
         return new JobView(job.id, job.tenant, job.clientRequestId, readableSpec(job), job.state, job.reason,
-                job.state == JobState.PENDING ? List.of() : placementOf(allocs), job.submittedAt, job.updatedAt,
-                job.resumeFrom, job.exitCode);
+                job.state == JobState.PENDING || job.state == JobState.WAITING_FOR_DEPENDENCIES ? List.of()
+                        : placementOf(allocs), job.submittedAt, job.updatedAt,
+                job.resumeFrom, job.exitCode, job.arrayId, job.arrayIndex);
     }
 
     static List<WorkerPlacement> placementOf(List<AllocationEntity> allocs) {

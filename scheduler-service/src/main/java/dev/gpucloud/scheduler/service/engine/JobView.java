@@ -21,5 +21,7 @@ public record JobView(
         Instant submittedAt,
         Instant updatedAt,
         String resumeFrom,
-        Integer exitCode) {
+        Integer exitCode,
+        String arrayId,
+        Integer arrayIndex) {
 }

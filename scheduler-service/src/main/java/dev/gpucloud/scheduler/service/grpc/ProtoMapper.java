@@ -42,7 +42,27 @@ final class ProtoMapper {
                 unsignedLong(p.getPriceCeilingMicrosPerHour(), "spec.price_ceiling_micros_per_hour"),
                 p.getCommandList(),
                 p.getEnvMap(),
-                p.getSecretEnvMap());
+                p.getSecretEnvMap(),
+                unsignedLong(p.getTimeLimitSeconds(), "spec.time_limit_seconds"),
+                dependencies(p.getAfterList()));
+    }
+
+    private static List<JobSpec.Dependency> dependencies(List<dev.gpucloud.contracts.grpc.v1.Dependency> after) {
+        List<JobSpec.Dependency> out = new java.util.ArrayList<>(after.size());
+        for (int i = 0; i < after.size(); i++) {
+            dev.gpucloud.contracts.grpc.v1.Dependency d = after.get(i);
+            boolean onAny = switch (d.getOn()) {
+                case DEPENDENCY_CONDITION_UNSPECIFIED, AFTER_SUCCESS -> false;
+                case AFTER_ANY -> true;
+                case UNRECOGNIZED -> throw new IllegalArgumentException("field 'spec.after[" + i
+                        + "].on' has an unknown value");
+            };
+            if (d.getJobId().isEmpty()) {
+                throw new IllegalArgumentException("field 'spec.after[" + i + "].job_id' must not be empty");
+            }
+            out.add(new JobSpec.Dependency(d.getJobId(), onAny));
+        }
+        return out;
     }
 
     static Job toProto(JobView v) {
@@ -60,6 +80,9 @@ final class ProtoMapper {
             b.setSpec(toProto(v.spec()));
         }
         v.placement().forEach(p -> b.addPlacement(toProto(p)));
+        if (v.arrayId() != null) {
+            b.setArrayId(v.arrayId()).setArrayIndex(v.arrayIndex() == null ? 0 : v.arrayIndex());
+        }
         return b.build();
     }
 
@@ -118,7 +141,13 @@ final class ProtoMapper {
                 .setPriceCeilingMicrosPerHour(s.priceCeilingMicrosPerHour())
                 .addAllCommand(s.command())
                 .putAllEnv(s.env())
-                .putAllSecretEnv(JobSpec.redact(s.secretEnv()));
+                .putAllSecretEnv(JobSpec.redact(s.secretEnv()))
+                .setTimeLimitSeconds(s.timeLimitSeconds());
+        for (JobSpec.Dependency d : s.after()) {
+            b.addAfter(dev.gpucloud.contracts.grpc.v1.Dependency.newBuilder().setJobId(d.jobId())
+                    .setOn(d.onAny() ? dev.gpucloud.contracts.grpc.v1.DependencyCondition.AFTER_ANY
+                            : dev.gpucloud.contracts.grpc.v1.DependencyCondition.AFTER_SUCCESS));
+        }
         if (s.deadline() != null) {
             b.setDeadline(timestamp(s.deadline()));
         }

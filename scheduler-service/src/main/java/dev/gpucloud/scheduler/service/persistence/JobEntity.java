@@ -61,4 +61,9 @@ public class JobEntity {
     public Instant stopDeadline;
     @Column(name = "stop_preemptor")
     public String stopPreemptor;
+    /** The array the job is an element of, and its index there; both null for a job of its own. */
+    @Column(name = "array_id")
+    public String arrayId;
+    @Column(name = "array_index")
+    public Integer arrayIndex;
 }
