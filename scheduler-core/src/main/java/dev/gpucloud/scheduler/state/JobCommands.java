@@ -198,6 +198,30 @@ public final class JobCommands {
         return new Outcome(Effect.ANNOUNCE, true, 0, null);
     }
 
+    /**
+     * A job waiting for its dependencies learns what they say now: met, it joins the queue; never to be met, it
+     * is CANCELLED with the reason; still waiting, its reason says for what (stored, not announced).
+     */
+    public static Outcome dependencies(JobRow job, Dependencies.Verdict verdict, long nowMillis) {
+        if (job.state() != JobState.WAITING_FOR_DEPENDENCIES) {
+            return Outcome.NONE;
+        }
+        if (verdict instanceof Dependencies.Verdict.Met met) {
+            job.reason(job.run().dependenciesMet(met.summary()).reason());
+            job.reason("waiting for a placement (" + met.summary() + ")");
+            return Outcome.ANNOUNCE;
+        }
+        if (verdict instanceof Dependencies.Verdict.Never never) {
+            return cancel(job, never.reason(), nowMillis);
+        }
+        String reason = ((Dependencies.Verdict.Waiting) verdict).reason();
+        if (reason.equals(job.reason())) {
+            return Outcome.NONE;
+        }
+        job.reason(reason);
+        return Outcome.STORE;
+    }
+
     /** A pass placed the queued job ({@code where}: its hosts and GPUs): a new attempt starts. */
     public static Outcome placed(JobRow job, String where, boolean backfilled) {
         job.run().scheduled("placed on " + where);

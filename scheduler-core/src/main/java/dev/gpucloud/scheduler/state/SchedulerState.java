@@ -93,6 +93,11 @@ public final class SchedulerState {
     private final Map<String, RunningJob> running = new HashMap<>();
     private final Map<String, Stop> stopping = new HashMap<>();
     private final Set<String> started = new HashSet<>();
+    /** Jobs waiting for their dependencies: what each waits for, and who waits for each dependency id. */
+    private final Map<String, List<String>> waiting = new HashMap<>();
+    private final Map<String, Set<String>> waitersOf = new HashMap<>();
+    /** Waiting jobs to look at again: a job (or array element) they wait for ended, or a takeover came. */
+    private final Set<String> due = new HashSet<>();
 
     public SchedulerState(Fleet fleet, JobQueue queue) {
         this.fleet = fleet;
@@ -102,6 +107,17 @@ public final class SchedulerState {
     /** Brings the job in line with its record. */
     public void replay(JobRecord record) {
         String id = record.jobId();
+        unwait(id);
+        if (record instanceof JobRecord.Waiting w) {
+            waiting.put(id, w.after());
+            w.after().forEach(d -> waitersOf.computeIfAbsent(d, k -> new HashSet<>()).add(id));
+        } else if (record instanceof JobRecord.Ended) {
+            dueAfter(id);
+            String array = Dependencies.arrayOf(id);
+            if (array != null) {
+                dueAfter(array);
+            }
+        }
         if (record instanceof JobRecord.Queued q) {
             untrack(id);
             stopping.remove(id);
@@ -145,6 +161,53 @@ public final class SchedulerState {
             started.remove(record.allocationId());
         }
         return null;
+    }
+
+    private void unwait(String jobId) {
+        List<String> after = waiting.remove(jobId);
+        if (after != null) {
+            for (String d : after) {
+                Set<String> waiters = waitersOf.get(d);
+                if (waiters != null && waiters.remove(jobId) && waiters.isEmpty()) {
+                    waitersOf.remove(d);
+                }
+            }
+        }
+        due.remove(jobId);
+    }
+
+    private void dueAfter(String dependency) {
+        Set<String> waiters = waitersOf.get(dependency);
+        if (waiters != null) {
+            due.addAll(waiters);
+        }
+    }
+
+    /** The jobs waiting for their dependencies. */
+    public Set<String> waiting() {
+        return Collections.unmodifiableSet(waiting.keySet());
+    }
+
+    /** Marks every waiting job to be looked at again (after a takeover: what ended meanwhile is not replayed). */
+    public void allWaitingDue() {
+        due.addAll(waiting.keySet());
+    }
+
+    /** Whether some waiting job is to be looked at again. */
+    public boolean anyDue() {
+        return !due.isEmpty();
+    }
+
+    /** Marks these jobs, if they still wait, to be looked at again (a look that failed). */
+    public void markDue(java.util.Collection<String> jobIds) {
+        jobIds.stream().filter(waiting::containsKey).forEach(due::add);
+    }
+
+    /** At most {@code max} of the waiting jobs to look at again, which it forgets. */
+    public List<String> takeDue(int max) {
+        List<String> out = due.stream().sorted().limit(max).toList();
+        out.forEach(due::remove);
+        return out;
     }
 
     public JobQueue queue() {

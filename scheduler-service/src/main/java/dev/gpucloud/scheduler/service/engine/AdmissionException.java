@@ -4,7 +4,9 @@ package dev.gpucloud.scheduler.service.engine;
  * A submission refused for what it asks in this cluster, as opposed to how it is written:
  * {@link Kind#QUOTA} (RESOURCE_EXHAUSTED), {@link Kind#UNSCHEDULABLE} (no host of the fleet could
  * ever run it: FAILED_PRECONDITION), {@link Kind#UNKNOWN_TENANT} (PERMISSION_DENIED) or
- * {@link Kind#CONFLICT} (a request id reused for a different spec: ALREADY_EXISTS).
+ * {@link Kind#CONFLICT} (a request id reused for a different spec: ALREADY_EXISTS), {@link Kind#DEPENDENCY} (it
+ * runs after a job the tenant does not have: INVALID_ARGUMENT) or {@link Kind#NEVER_RUNS} (after one that already
+ * ended otherwise than it asks: FAILED_PRECONDITION).
  */
 public class AdmissionException extends RuntimeException {
 
@@ -12,7 +14,11 @@ public class AdmissionException extends RuntimeException {
         QUOTA,
         UNSCHEDULABLE,
         UNKNOWN_TENANT,
-        CONFLICT
+        CONFLICT,
+        /** A dependency that names no job or array of the tenant: INVALID_ARGUMENT. */
+        DEPENDENCY,
+        /** A dependency that already ended so the job could never run: FAILED_PRECONDITION. */
+        NEVER_RUNS
     }
 
     private final Kind kind;

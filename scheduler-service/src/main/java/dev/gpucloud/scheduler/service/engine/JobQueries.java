@@ -54,6 +54,28 @@ public class JobQueries {
                 }));
     }
 
+    /** A page of an array's elements, by index, after {@code afterIndex} (null: from the first). */
+    public Uni<List<JobView>> listArray(String tenant, String arrayId, List<JobState> states, int limit,
+            Integer afterIndex) {
+        StringBuilder hql = new StringBuilder("from JobEntity where arrayId = :array");
+        Map<String, Object> params = new HashMap<>();
+        params.put("array", arrayId);
+        if (tenant != null && !tenant.isEmpty()) {
+            hql.append(" and tenant = :tenant");
+            params.put("tenant", tenant);
+        }
+        if (!states.isEmpty()) {
+            hql.append(" and state in :states");
+            params.put("states", states);
+        }
+        if (afterIndex != null) {
+            hql.append(" and arrayIndex > :after");
+            params.put("after", afterIndex);
+        }
+        hql.append(" order by arrayIndex");
+        return page(hql.toString(), params, limit);
+    }
+
     /** A page of jobs, newest first, after the (submittedAt, id) of the previous page's last job. */
     public Uni<List<JobView>> list(String tenant, List<JobState> states, int limit, Instant afterTime, String afterId) {
         StringBuilder hql = new StringBuilder("from JobEntity where 1 = 1");
@@ -72,8 +94,12 @@ public class JobQueries {
             params.put("aid", afterId);
         }
         hql.append(" order by submittedAt desc, id desc");
+        return page(hql.toString(), params, limit);
+    }
+
+    private Uni<List<JobView>> page(String hql, Map<String, Object> params, int limit) {
         return sessions.withSession(s -> {
-            var query = s.createSelectionQuery(hql.toString(), JobEntity.class).setMaxResults(limit);
+            var query = s.createSelectionQuery(hql, JobEntity.class).setMaxResults(limit);
             params.forEach(query::setParameter);
             // One session runs one statement at a time: fetch every listed job's allocations at once.
             return query.getResultList().flatMap(jobs -> jobs.isEmpty() ? Uni.createFrom().item(List.<JobView>of())

@@ -17,13 +17,20 @@ import dev.gpucloud.scheduler.service.persistence.AllocationEntity;
 import dev.gpucloud.scheduler.service.persistence.JobEntity;
 import dev.gpucloud.scheduler.spot.SpotPolicy;
 import dev.gpucloud.scheduler.state.AllocationRow;
+import dev.gpucloud.scheduler.state.Dependencies;
 import dev.gpucloud.scheduler.state.JobRow;
 import dev.gpucloud.scheduler.state.SchedulerState.AllocationRecord;
 import dev.gpucloud.scheduler.state.SchedulerState.JobRecord;
 import dev.gpucloud.scheduler.state.SchedulerState.Stop;
 import java.nio.charset.StandardCharsets;
+import io.smallrye.mutiny.Uni;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import org.hibernate.reactive.mutiny.Mutiny;
 import org.jboss.logging.Logger;
 
 /**
@@ -238,6 +245,30 @@ final class JobRows {
         job.stopReason = stop == null ? null : stop.reason();
         job.stopDeadline = stop == null ? null : Instant.ofEpochMilli(stop.deadlineMillis());
         job.stopPreemptor = stop == null ? null : stop.preemptor();
+    }
+
+    /**
+     * Where the jobs {@code ids} name stand, by id: a job id's one job, an array id's every element; ids the tenant
+     * has no job or array of are missing. One query.
+     */
+    static Uni<Map<String, List<Dependencies.Standing>>> standing(Mutiny.Session session, String tenant,
+            Collection<String> ids) {
+        return session.createSelectionQuery("from JobEntity where tenant = :t and (id in :ids or arrayId in :ids)",
+                        JobEntity.class)
+                .setParameter("t", tenant).setParameter("ids", List.copyOf(ids)).getResultList()
+                .map(jobs -> {
+                    Map<String, List<Dependencies.Standing>> out = new HashMap<>();
+                    for (JobEntity j : jobs) {
+                        Dependencies.Standing s = new Dependencies.Standing(j.id, j.state, j.reason);
+                        if (ids.contains(j.id)) {
+                            out.computeIfAbsent(j.id, k -> new ArrayList<>()).add(s);
+                        }
+                        if (j.arrayId != null && ids.contains(j.arrayId)) {
+                            out.computeIfAbsent(j.arrayId, k -> new ArrayList<>()).add(s);
+                        }
+                    }
+                    return out;
+                });
     }
 
     static JobView viewOf(JobEntity job, List<AllocationEntity> allocs) {

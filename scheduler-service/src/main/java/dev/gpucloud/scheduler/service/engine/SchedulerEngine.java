@@ -6,6 +6,7 @@ import dev.gpucloud.contracts.events.AllocationEvent;
 import dev.gpucloud.contracts.events.AllocationReport;
 import dev.gpucloud.contracts.events.HostInventory;
 import dev.gpucloud.contracts.events.JobSpec;
+import dev.gpucloud.contracts.events.JobState;
 import dev.gpucloud.contracts.events.NodeEvent;
 import dev.gpucloud.contracts.logging.LogFields;
 import dev.gpucloud.scheduler.cluster.Assignment;
@@ -15,7 +16,10 @@ import dev.gpucloud.scheduler.framework.PlacementFramework;
 import dev.gpucloud.scheduler.framework.Profile;
 import dev.gpucloud.scheduler.lifecycle.JobRun;
 import dev.gpucloud.scheduler.lifecycle.RetryPolicy;
+import dev.gpucloud.scheduler.state.Dependencies;
+import dev.gpucloud.scheduler.state.JobArrays;
 import dev.gpucloud.scheduler.state.JobCommands;
+import dev.gpucloud.scheduler.service.persistence.JobEntity;
 import dev.gpucloud.scheduler.state.JobRow;
 import dev.gpucloud.scheduler.state.NodeEvents;
 import dev.gpucloud.scheduler.queue.SchedulingPass;
@@ -34,6 +38,8 @@ import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -91,6 +97,9 @@ public class SchedulerEngine {
     private volatile int pendingJobs;
     private volatile String lastPassFailure;
     private final AtomicBoolean passQueued = new AtomicBoolean();
+    private final AtomicBoolean dependentsQueued = new AtomicBoolean();
+    /** The most waiting jobs one operation looks at; more wait for the next. */
+    private static final int DEPENDENTS_PER_TURN = 500;
 
     public SchedulerEngine(Mutiny.SessionFactory sessions, SerialExecutor serial, Outbox outbox, JobWatchers watchers,
             SchedulerConfig config, LeaderState leader, EnrolmentKey enrolment, HostAgents agents, Tracer tracer) {
@@ -113,11 +122,18 @@ public class SchedulerEngine {
         this.turn = new SchedulingTurn(txs, memory, new SchedulingPass(framework,
                 config.defaultRuntimeEstimate().toSeconds()), rows, config, allocationEvents);
         this.reads = new StateReads(sessions, Memory.recentEnds(config));
+        txs.afterOperation(this::releaseDependentsSoon);
         this.nodeRules = new NodeEvents.Settings(config.spotNotice(), config.preemptionGrace(), config.xidQuarantine());
     }
 
-    /** What a submission returned: the job, and whether the request id had been seen before. */
-    public record Submitted(JobView job, boolean duplicate) {
+    /**
+     * What a submission returned: the job (an array's element 0), whether the request id had been seen before, and
+     * for an array how many elements it has (0: a job of its own).
+     */
+    public record Submitted(JobView job, boolean duplicate, int arrayCount) {
+        public Submitted(JobView job, boolean duplicate) {
+            this(job, duplicate, 0);
+        }
     }
 
     void onStart(@Observes StartupEvent event, Vertx vertx) {
@@ -156,6 +172,11 @@ public class SchedulerEngine {
                 .call(() -> {
                     txs.publishOutbox();
                     return scheduleSoon();
+                })
+                .invoke(() -> {
+                    // what ended while no one led (or before this one read) was not replayed: look at every waiter
+                    memory.state.allWaitingDue();
+                    releaseDependentsSoon();
                 });
     }
 
@@ -293,7 +314,16 @@ public class SchedulerEngine {
      * span, a job.requests record's parent): every later span of the job continues it.
      */
     public Uni<Submitted> submit(String tenant, String clientRequestId, JobSpec spec, Context trace) {
-        return submissions.submit(tenant, clientRequestId, spec, trace);
+        return submissions.submit(tenant, clientRequestId, spec, null, trace);
+    }
+
+    /**
+     * Accepts {@code spec} as an array of jobs ({@link JobArrays}), all of them or none, or returns the array of an
+     * earlier request with the same id and spec; {@code clientRequestId} names the whole array.
+     */
+    public Uni<Submitted> submitArray(String tenant, String clientRequestId, JobSpec spec, JobArrays.Plan array,
+            Context trace) {
+        return submissions.submit(tenant, clientRequestId, spec, array, trace);
     }
 
     /** Cancels a job that has not ended and stops its workers; an ended job is returned as it is. */
@@ -591,6 +621,79 @@ public class SchedulerEngine {
                     quota.weight(), running, queue.runningMilli(tenant), pending, pendingMilli,
                     Double.isFinite(share) ? share : 0));
         });
+    }
+
+    // ---------------------------------------------------------------- dependencies
+
+    /**
+     * Once an operation ended jobs that others wait for ({@link SchedulerState#takeDue}), one more operation looks at
+     * those waiters: each whose dependencies all ended as asked joins the queue, each that can never run is
+     * cancelled saying why (which may in turn release or cancel its own waiters: the next look). Queued once at a
+     * time, like the pass.
+     */
+    private void releaseDependentsSoon() {
+        if (!leader.leads() || !memory.state.anyDue() || !dependentsQueued.compareAndSet(false, true)) {
+            return;
+        }
+        List<String> taken = new ArrayList<>();
+        txs.operation(changes -> {
+                    dependentsQueued.set(false);
+                    taken.addAll(memory.state.takeDue(DEPENDENTS_PER_TURN));
+                    if (taken.isEmpty()) {
+                        return Uni.createFrom().item(false);
+                    }
+                    return txs.tx(changes, w -> lookAtWaiters(w, taken));
+                })
+                .subscribe().with(released -> {
+                    if (released) {
+                        scheduleSoon().subscribe().with(v -> { });
+                    }
+                }, f -> {
+                    dependentsQueued.set(false);
+                    memory.state.markDue(taken); // looked at again once the database answers
+                    LOG.warnf("could not look at %d job(s) waiting for dependencies (%s); trying again",
+                            taken.size(), DatabaseFailures.clip(f));
+                    Vertx v = vertx;
+                    if (v != null) {
+                        v.setTimer(PASS_RETRY_MILLIS, id -> releaseDependentsSoon());
+                    }
+                });
+    }
+
+    /** Applies what the dependencies of each waiting job of {@code jobIds} say now; true if some joined the queue. */
+    private Uni<Boolean> lookAtWaiters(Work w, List<String> jobIds) {
+        return w.session().createSelectionQuery("from JobEntity where id in :ids and state = :s", JobEntity.class)
+                .setParameter("ids", jobIds).setParameter("s", JobState.WAITING_FOR_DEPENDENCIES).getResultList()
+                .flatMap(waiters -> {
+                    Map<String, Set<String>> depsByTenant = new HashMap<>();
+                    Map<String, JobSpec> specs = new HashMap<>();
+                    for (JobEntity job : waiters) {
+                        JobSpec spec = readableSpec(job);
+                        specs.put(job.id, spec);
+                        if (spec != null) {
+                            spec.after().forEach(d -> depsByTenant.computeIfAbsent(job.tenant, t -> new HashSet<>())
+                                    .add(d.jobId()));
+                        }
+                    }
+                    Map<String, Map<String, List<Dependencies.Standing>>> standing = new HashMap<>();
+                    Uni<Void> reads = Uni.createFrom().voidItem();
+                    for (var e : depsByTenant.entrySet()) {
+                        reads = reads.call(() -> JobRows.standing(w.session(), e.getKey(), e.getValue())
+                                .invoke(found -> standing.put(e.getKey(), found)));
+                    }
+                    boolean[] released = {false};
+                    return reads.call(() -> Transactions.inTurn(waiters, job -> {
+                        JobSpec spec = specs.get(job.id);
+                        JobRow row = rows.rowOf(job, spec);
+                        long now = System.currentTimeMillis();
+                        JobCommands.Outcome outcome = spec == null
+                                ? JobCommands.fail(row, Work.UNREADABLE, now)
+                                : JobCommands.dependencies(row, Dependencies.evaluate(spec.after(),
+                                        standing.getOrDefault(job.tenant, Map.of())), now);
+                        released[0] |= row.state() == JobState.PENDING;
+                        return w.carryOut(job, spec, row, outcome, List.of());
+                    })).map(v -> released[0]);
+                });
     }
 
     // ---------------------------------------------------------------- plumbing

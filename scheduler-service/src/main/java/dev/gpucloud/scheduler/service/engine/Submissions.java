@@ -16,6 +16,8 @@ import dev.gpucloud.scheduler.service.engine.SchedulerEngine.Submitted;
 import dev.gpucloud.scheduler.service.leader.LeaderState;
 import dev.gpucloud.scheduler.service.persistence.JobEntity;
 import dev.gpucloud.scheduler.state.Admission;
+import dev.gpucloud.scheduler.state.Dependencies;
+import dev.gpucloud.scheduler.state.JobArrays;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.Tracer;
@@ -77,7 +79,7 @@ final class Submissions {
      * Accepts a job, or returns the job of an earlier request with the same id and spec, or refuses it; in an
      * "accept job" span, a child of {@code trace}, which the job's row keeps for its later spans.
      */
-    Uni<Submitted> submit(String tenant, String clientRequestId, JobSpec spec, Context trace) {
+    Uni<Submitted> submit(String tenant, String clientRequestId, JobSpec spec, JobArrays.Plan array, Context trace) {
         if (!leader.leads()) {
             return Uni.createFrom().failure(leader.notLeader());
         }
@@ -87,7 +89,7 @@ final class Submissions {
         return Uni.createFrom().<Submitted>emitter(emitter -> {
                     boolean first;
                     synchronized (submissions) {
-                        submissions.add(new Submission(tenant, clientRequestId, spec, specJson, emitter, span));
+                        submissions.add(new Submission(tenant, clientRequestId, spec, specJson, array, emitter, span));
                         first = !submitTurnQueued;
                         submitTurnQueued = true;
                     }
@@ -101,9 +103,17 @@ final class Submissions {
                 .call(submitted -> submitted.duplicate() ? Uni.createFrom().voidItem() : scheduleSoon.get());
     }
 
-    /** One submission waiting for the next group commit, in its "accept job" span. */
+    /**
+     * One submission waiting for the next group commit, in its "accept job" span: a job, or with {@code array} set
+     * an array of them.
+     */
     private record Submission(String tenant, String clientRequestId, JobSpec spec, String specJson,
-            UniEmitter<? super Submitted> emitter, Span span) {
+            JobArrays.Plan array, UniEmitter<? super Submitted> emitter, Span span) {
+
+        /** The request id its first job is stored under (an array's element 0 has one of its own). */
+        String firstRequestId() {
+            return array == null ? clientRequestId : JobArrays.elementRequestId(clientRequestId, 0);
+        }
     }
 
     private void queueSubmitTurn() {
@@ -127,46 +137,58 @@ final class Submissions {
             return Uni.createFrom().voidItem();
         }
         Map<Submission, Object> outcome = new IdentityHashMap<>();
-        return txs.tx(changes, w -> earlierRequests(w, batch)
-                .flatMap(found -> {
+        return txs.tx(changes, w -> earlierRequests(w, batch).flatMap(found -> dependencies(w, batch)
+                .flatMap(standing -> {
                     Map<String, JobEntity> earlier = new HashMap<>();
                     found.forEach(j -> earlier.put(j.tenant + "\u0000" + j.clientRequestId, j));
                     Map<String, Long> admittedMilli = new HashMap<>();
                     Set<JobEntity> accepted = Collections.newSetFromMap(new IdentityHashMap<>());
                     Uni<Void> chain = Uni.createFrom().voidItem();
                     for (Submission sub : batch) {
-                        String key = sub.tenant() + "\u0000" + sub.clientRequestId();
+                        String key = sub.tenant() + "\u0000" + sub.firstRequestId();
                         JobEntity existing = earlier.get(key);
                         if (existing != null) {
-                            if (!JobRows.sameSpec(existing, sub.specJson())) {
-                                outcome.put(sub, new AdmissionException(AdmissionException.Kind.CONFLICT,
-                                        "client_request_id '" + sub.clientRequestId() + "' was already used by job "
-                                                + existing.id + " with a different spec"));
-                            } else if (accepted.contains(existing)) {
-                                outcome.put(sub, new Submitted(viewOf(existing, List.of()), true));
-                            } else {
+                            Object repeat = repeated(sub, existing);
+                            if (repeat instanceof Submitted s && !accepted.contains(existing)) {
                                 chain = chain.call(() -> w.view(existing)
-                                        .invoke(v -> outcome.put(sub, new Submitted(v, true))));
+                                        .invoke(v -> outcome.put(sub, new Submitted(v, true, s.arrayCount()))));
+                            } else {
+                                outcome.put(sub, repeat);
                             }
                             continue;
                         }
+                        Dependencies.Verdict verdict = null;
                         try {
-                            long milli = admit(sub.tenant(), sub.spec(), admittedMilli.getOrDefault(sub.tenant(), 0L));
-                            admittedMilli.merge(sub.tenant(), milli, Long::sum);
+                            verdict = verdict(sub, standing.getOrDefault(sub.tenant(), Map.of()));
+                            // an array is admitted as a whole: its last element must fit the quota after the others
+                            int count = sub.array() == null ? 1 : sub.array().count();
+                            long each = Admission.milliGpus(sub.spec());
+                            admit(sub.tenant(), sub.spec(),
+                                    admittedMilli.getOrDefault(sub.tenant(), 0L) + (count - 1) * each);
+                            admittedMilli.merge(sub.tenant(), count * each, Long::sum);
                         } catch (AdmissionException refused) {
                             outcome.put(sub, refused);
                             continue;
                         }
-                        JobEntity job = newJob(sub);
-                        earlier.put(key, job); // a repeat later in this group is a duplicate of it
-                        accepted.add(job);
-                        outcome.put(sub, job);
-                        memory.fragmentation.observe(PlacementRequest.of(job.id, job.tenant, 1, sub.spec()));
-                        chain = chain.call(() -> w.session().persist(job))
-                                .call(() -> w.announce(job, sub.spec(), List.of()));
+                        List<NewJob> jobs;
+                        try {
+                            jobs = newJobs(sub, verdict);
+                        } catch (IllegalArgumentException invalid) { // the spec sets a variable the array sets
+                            outcome.put(sub, invalid);
+                            continue;
+                        }
+                        JobEntity head = jobs.get(0).job();
+                        earlier.put(key, head); // a repeat later in this group is a duplicate of it
+                        accepted.add(head);
+                        outcome.put(sub, jobs);
+                        memory.fragmentation.observe(PlacementRequest.of(head.id, head.tenant, 1, sub.spec()));
+                        for (NewJob n : jobs) {
+                            chain = chain.call(() -> w.session().persist(n.job()))
+                                    .call(() -> w.announce(n.job(), n.spec(), List.of()));
+                        }
                     }
                     return chain;
-                }))
+                })))
                 .onItemOrFailure().invoke((ignored, failure) -> {
                     for (Submission sub : batch) {
                         Object o = outcome.get(sub);
@@ -174,14 +196,82 @@ final class Submissions {
                             sub.emitter().fail(failure);
                         } else if (o instanceof Throwable refused) {
                             sub.emitter().fail(refused);
-                        } else if (o instanceof JobEntity job) {
-                            sub.emitter().complete(new Submitted(viewOf(job, List.of()), false));
+                        } else if (o instanceof List<?> jobs) {
+                            sub.emitter().complete(new Submitted(viewOf(((NewJob) jobs.get(0)).job(), List.of()), false,
+                                    sub.array() == null ? 0 : jobs.size()));
                         } else {
                             sub.emitter().complete((Submitted) o);
                         }
                     }
                 })
                 .onFailure().recoverWithNull().replaceWithVoid();
+    }
+
+    /**
+     * A submission whose request id was seen: the same spec (for an array, the same element 0 under the array's
+     * id) is a duplicate, answered with the first job; another is refused.
+     */
+    private static Object repeated(Submission sub, JobEntity existing) {
+        String expected = sub.specJson();
+        if (sub.array() != null) {
+            if (existing.arrayId == null) {
+                return new AdmissionException(AdmissionException.Kind.CONFLICT, "client_request_id '"
+                        + sub.firstRequestId() + "' was already used by job " + existing.id + ", which is no array");
+            }
+            expected = EventCodec.encodeToString(sub.spec().withEnv(JobArrays.variables(existing.arrayId,
+                    sub.array(), 0)));
+        }
+        if (!JobRows.sameSpec(existing, expected)) {
+            return new AdmissionException(AdmissionException.Kind.CONFLICT, "client_request_id '"
+                    + sub.clientRequestId() + "' was already used by " + (sub.array() != null ? "array "
+                            + existing.arrayId : "job " + existing.id) + " with a different spec");
+        }
+        return new Submitted(viewOf(existing, List.of()), true, sub.array() == null ? 0 : sub.array().count());
+    }
+
+    /**
+     * Where the jobs the batch's submissions run after stand, per tenant and dependency id: one query per tenant
+     * with dependencies, for the named jobs and every element of the named arrays. Another tenant's jobs are
+     * never read, so they read as missing.
+     */
+    private static Uni<Map<String, Map<String, List<Dependencies.Standing>>>> dependencies(Work w,
+            List<Submission> batch) {
+        Map<String, Set<String>> idsByTenant = new LinkedHashMap<>();
+        for (Submission sub : batch) {
+            sub.spec().after().forEach(d -> idsByTenant.computeIfAbsent(sub.tenant(), t -> new LinkedHashSet<>())
+                    .add(d.jobId()));
+        }
+        Map<String, Map<String, List<Dependencies.Standing>>> out = new HashMap<>();
+        Uni<Void> chain = Uni.createFrom().voidItem();
+        for (var e : idsByTenant.entrySet()) {
+            chain = chain.call(() -> JobRows.standing(w.session(), e.getKey(), e.getValue())
+                    .invoke(found -> out.put(e.getKey(), found)));
+        }
+        return chain.replaceWith(out);
+    }
+
+    /**
+     * What the submission's dependencies say (null: it has none): a dependency the tenant does not have, or one
+     * that already ended so the job could never run, refuses it.
+     */
+    private static Dependencies.Verdict verdict(Submission sub, Map<String, List<Dependencies.Standing>> standing) {
+        List<JobSpec.Dependency> after = sub.spec().after();
+        if (after.isEmpty()) {
+            return null;
+        }
+        for (int i = 0; i < after.size(); i++) {
+            if (standing.getOrDefault(after.get(i).jobId(), List.of()).isEmpty()) {
+                throw new AdmissionException(AdmissionException.Kind.DEPENDENCY, "field 'spec.after[" + i
+                        + "].job_id': tenant " + sub.tenant() + " has no job or array '" + after.get(i).jobId()
+                        + "' to run after");
+            }
+        }
+        Dependencies.Verdict verdict = Dependencies.evaluate(after, standing);
+        if (verdict instanceof Dependencies.Verdict.Never never) {
+            throw new AdmissionException(AdmissionException.Kind.NEVER_RUNS, "this job would never run: "
+                    + never.reason());
+        }
+        return verdict;
     }
 
     /**
@@ -193,7 +283,7 @@ final class Submissions {
     private static Uni<List<JobEntity>> earlierRequests(Work w, List<Submission> batch) {
         Map<String, Set<String>> idsByTenant = new LinkedHashMap<>();
         for (Submission sub : batch) {
-            idsByTenant.computeIfAbsent(sub.tenant(), t -> new LinkedHashSet<>()).add(sub.clientRequestId());
+            idsByTenant.computeIfAbsent(sub.tenant(), t -> new LinkedHashSet<>()).add(sub.firstRequestId());
         }
         List<JobEntity> found = new ArrayList<>();
         Uni<Void> chain = Uni.createFrom().voidItem();
@@ -206,24 +296,65 @@ final class Submissions {
         return chain.replaceWith(found);
     }
 
-    private JobEntity newJob(Submission sub) {
-        JobEntity job = new JobEntity();
+    /**
+     * The submission's rows: one job, or every element of an array (all with the same submission time); waiting
+     * for its dependencies while {@code verdict} says so.
+     */
+    private List<NewJob> newJobs(Submission sub, Dependencies.Verdict verdict) {
         Instant now = Instant.now();
-        job.id = "job-" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        String hex = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        if (sub.array() == null) {
+            return List.of(new NewJob(newJob(sub, "job-" + hex, sub.clientRequestId(), sub.specJson(), verdict, now),
+                    sub.spec()));
+        }
+        String arrayId = Dependencies.ARRAY_PREFIX + hex;
+        List<JobSpec> elements = JobArrays.elements(sub.spec(), arrayId, sub.array());
+        List<NewJob> jobs = new ArrayList<>(elements.size());
+        for (int i = 0; i < elements.size(); i++) {
+            JobEntity job = newJob(sub, JobArrays.elementId(arrayId, i),
+                    JobArrays.elementRequestId(sub.clientRequestId(), i), EventCodec.encodeToString(elements.get(i)),
+                    verdict, now);
+            job.arrayId = arrayId;
+            job.arrayIndex = i;
+            jobs.add(new NewJob(job, elements.get(i)));
+        }
+        try (LogFields fields = LogFields.of(LogFields.TENANT, sub.tenant())) {
+            LOG.infof("accepted array %s (%s) for tenant %s: %d element(s)", arrayId, sub.spec().name(),
+                    sub.tenant(), jobs.size());
+        }
+        return jobs;
+    }
+
+    /** A new job's row and its spec. */
+    private record NewJob(JobEntity job, JobSpec spec) {
+    }
+
+    private JobEntity newJob(Submission sub, String id, String requestId, String specJson,
+            Dependencies.Verdict verdict, Instant now) {
+        JobEntity job = new JobEntity();
+        job.id = id;
         job.tenant = sub.tenant();
-        job.clientRequestId = sub.clientRequestId();
+        job.clientRequestId = requestId;
         job.name = sub.spec().name();
-        job.specJson = JobRows.storedSpec(sub.tenant(), sub.specJson());
+        job.specJson = JobRows.storedSpec(sub.tenant(), specJson);
         job.priority = sub.spec().priority().ordinal();
-        job.state = JobState.PENDING;
-        job.reason = "waiting for a placement";
+        if (verdict instanceof Dependencies.Verdict.Waiting waiting) {
+            job.state = JobState.WAITING_FOR_DEPENDENCIES;
+            job.reason = waiting.reason();
+        } else {
+            job.state = JobState.PENDING;
+            job.reason = verdict instanceof Dependencies.Verdict.Met met
+                    ? "waiting for a placement (" + met.summary() + ")" : "waiting for a placement";
+        }
         job.submittedAt = now;
         job.updatedAt = now;
         job.traceparent = Traceparent.of(sub.span());
-        try (LogFields fields = LogFields.of(LogFields.JOB_ID, job.id, LogFields.TENANT, job.tenant,
-                LogFields.TRACE_ID, Spans.traceId(sub.span()))) {
-            LOG.infof("accepted %s (%s) for tenant %s: %d worker(s) x %s", job.id, sub.spec().name(), sub.tenant(),
-                    sub.spec().workers(), shape(sub.spec()));
+        if (sub.array() == null) {
+            try (LogFields fields = LogFields.of(LogFields.JOB_ID, job.id, LogFields.TENANT, job.tenant,
+                    LogFields.TRACE_ID, Spans.traceId(sub.span()))) {
+                LOG.infof("accepted %s (%s) for tenant %s: %d worker(s) x %s", job.id, sub.spec().name(), sub.tenant(),
+                        sub.spec().workers(), shape(sub.spec()));
+            }
         }
         return job;
     }

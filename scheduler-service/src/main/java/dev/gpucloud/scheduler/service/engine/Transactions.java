@@ -62,7 +62,15 @@ final class Transactions {
      */
     <T> Uni<T> operation(Function<Changes, Uni<T>> body) {
         Changes changes = new Changes();
-        return serial.run(() -> body.apply(changes).invoke(() -> committed(changes))).invoke(this::publishOutbox);
+        return serial.run(() -> body.apply(changes).invoke(() -> committed(changes))).invoke(this::publishOutbox)
+                .invoke(afterOperation);
+    }
+
+    /** What runs after each operation that succeeded (the engine's look at jobs whose dependencies moved). */
+    private Runnable afterOperation = () -> { };
+
+    void afterOperation(Runnable then) {
+        this.afterOperation = then;
     }
 
     /** Inside an operation: a transaction of its own committed, so its changes reach memory and watchers now. */

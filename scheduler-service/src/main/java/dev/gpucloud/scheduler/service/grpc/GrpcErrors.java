@@ -34,6 +34,8 @@ final class GrpcErrors {
                 case UNSCHEDULABLE -> Status.FAILED_PRECONDITION;
                 case UNKNOWN_TENANT -> Status.PERMISSION_DENIED;
                 case CONFLICT -> Status.ALREADY_EXISTS;
+                case DEPENDENCY -> Status.INVALID_ARGUMENT;
+                case NEVER_RUNS -> Status.FAILED_PRECONDITION;
             };
             return status.withDescription(failure.getMessage()).asRuntimeException();
         }

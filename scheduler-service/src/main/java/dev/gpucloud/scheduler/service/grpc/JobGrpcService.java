@@ -21,6 +21,7 @@ import dev.gpucloud.contracts.grpc.v1.WatchJobRequest;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.engine.JobQueries;
 import dev.gpucloud.scheduler.service.engine.JobView;
+import dev.gpucloud.scheduler.state.JobArrays;
 import dev.gpucloud.scheduler.service.engine.JobWatchers;
 import dev.gpucloud.scheduler.service.engine.SchedulerEngine;
 import dev.gpucloud.scheduler.service.leader.LeaderState;
@@ -66,7 +67,21 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
             // every limit is checked here, before anything is persisted: what is stored always reads back
             JobSpec spec = ProtoMapper.toSpec(request.getSpec()).requireDeadlineAhead(Instant.now());
             // the call's own span (quarkus-opentelemetry's) is the parent of the job's whole trace
-            return engine.submit(tenant, requestId, spec, io.opentelemetry.context.Context.current())
+            io.opentelemetry.context.Context trace = io.opentelemetry.context.Context.current();
+            if (request.hasArray()) {
+                if (requestId.length() > JobArrays.MAX_REQUEST_ID) {
+                    throw GrpcErrors.invalid("field 'client_request_id' of an array holds " + requestId.length()
+                            + " characters, over the limit of " + JobArrays.MAX_REQUEST_ID
+                            + " (each element's is it with [index] after it)");
+                }
+                JobArrays.Plan plan = ProtoMapper.toArray(request.getArray());
+                spec.withEnv(JobArrays.variables("arr-000000000000", plan, 0)); // a variable set twice is refused here
+                return engine.submitArray(tenant, requestId, spec, plan, trace)
+                        .map(s -> SubmitJobResponse.newBuilder().setJob(ProtoMapper.toProto(s.job()))
+                                .setDuplicate(s.duplicate()).setArrayId(s.job().arrayId())
+                                .setArrayCount(s.arrayCount()).build());
+            }
+            return engine.submit(tenant, requestId, spec, trace)
                     .map(s -> SubmitJobResponse.newBuilder().setJob(ProtoMapper.toProto(s.job()))
                             .setDuplicate(s.duplicate()).build());
         });
@@ -92,6 +107,20 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
                         + request.getPageSize());
             }
             PageTokens.Cursor after = pageTokens.parse(request.getPageToken());
+            if (!request.getArrayId().isEmpty()) {
+                String arrayId = Check.text(request.getArrayId(), Limits.ID, "array_id");
+                // an array's page token carries the last index shown, in the place of a time
+                Integer afterIndex = after == null ? null : (int) after.submittedAt().getEpochSecond();
+                return queries.listArray(tenant, arrayId, states, size + 1, afterIndex).map(page -> {
+                    ListJobsResponse.Builder b = ListJobsResponse.newBuilder();
+                    page.stream().limit(size).forEach(v -> b.addJobs(ProtoMapper.toProto(v)));
+                    if (page.size() > size) {
+                        JobView last = page.get(size - 1);
+                        b.setNextPageToken(pageTokens.issue(Instant.ofEpochSecond(last.arrayIndex()), last.jobId()));
+                    }
+                    return b.build();
+                });
+            }
             return queries.list(tenant, states, size + 1, after == null ? null : after.submittedAt(),
                     after == null ? null : after.jobId()).map(page -> {
                         ListJobsResponse.Builder b = ListJobsResponse.newBuilder();

@@ -5,6 +5,7 @@ import dev.gpucloud.contracts.events.CapacityPreference;
 import dev.gpucloud.contracts.events.CheckpointPolicy;
 import dev.gpucloud.contracts.events.Interconnect;
 import dev.gpucloud.contracts.events.JobSpec;
+import dev.gpucloud.scheduler.state.JobArrays;
 import dev.gpucloud.contracts.events.JobState;
 import dev.gpucloud.contracts.events.PriorityClass;
 import dev.gpucloud.contracts.events.WorkerPlacement;
@@ -45,6 +46,13 @@ final class ProtoMapper {
                 p.getSecretEnvMap(),
                 unsignedLong(p.getTimeLimitSeconds(), "spec.time_limit_seconds"),
                 dependencies(p.getAfterList()));
+    }
+
+    /** The array a submission asks for, checked ({@link JobArrays#plan}). */
+    static JobArrays.Plan toArray(dev.gpucloud.contracts.grpc.v1.JobArray a) {
+        List<JobArrays.Parameter> parameters = new java.util.ArrayList<>();
+        a.getParametersList().forEach(p -> parameters.add(new JobArrays.Parameter(p.getName(), p.getValuesList())));
+        return JobArrays.plan(Integer.toUnsignedLong(a.getCount()), parameters);
     }
 
     private static List<JobSpec.Dependency> dependencies(List<dev.gpucloud.contracts.grpc.v1.Dependency> after) {
