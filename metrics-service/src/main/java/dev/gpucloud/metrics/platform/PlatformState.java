@@ -151,8 +151,11 @@ public final class PlatformState {
         JobState previous = job.state;
         job.lastEventAt = event.occurredAt();
         switch (event.state()) {
+            case WAITING_FOR_DEPENDENCIES -> place(job, List.of()); // not in the queue yet: its wait starts later
             case PENDING -> {
-                if (previous != null && previous != JobState.PENDING) {
+                // back in line after it held GPUs: an interruption; released by its dependencies: its first wait
+                if (previous != null && previous != JobState.PENDING
+                        && previous != JobState.WAITING_FOR_DEPENDENCIES) {
                     double lost = lostGpuSeconds(job, event.occurredAt());
                     InterruptionCause cause = InterruptionCause.of(event.reason());
                     count(event, () -> signals.interrupted(job.tenant, cause, lost));

@@ -95,6 +95,17 @@ class PlatformStateTest {
         }
 
         @Test
+        void a_job_released_by_its_dependencies_waits_from_its_release_and_is_no_interruption() {
+            state.describe(mkHost("h1", "A100", 8, CapacityType.SPOT, 8_000_000));
+            state.job(mkJob("j3", JobState.WAITING_FOR_DEPENDENCIES, 0, "waiting for j1 (RUNNING) to succeed"));
+            assertThat(state.jobCounts()).containsExactly(new JobCount(JobState.WAITING_FOR_DEPENDENCIES, "acme", 1));
+            state.job(mkJob("j3", JobState.PENDING, 100, "waiting for a placement (j1 ended as asked)"));
+            state.job(mkJob("j3", JobState.SCHEDULED, 130, "placed", on("h1", "a3", 0)));
+
+            assertThat(signals.log).containsExactly("queued acme PT30S", "placed acme");
+        }
+
+        @Test
         void a_finished_job_leaves_the_counts_and_frees_its_gpus() {
             runJob();
             state.job(mkJob("j1", JobState.SUCCEEDED, 100, "done"));
