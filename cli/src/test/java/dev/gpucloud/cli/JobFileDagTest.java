@@ -109,6 +109,14 @@ class JobFileDagTest {
     }
 
     @Test
+    void the_example_files_in_the_docs_read() throws Exception {
+        Path examples = Path.of("..", "docs", "examples");
+        assertThat(DagFile.order("pipeline.yaml", JobFile.read(examples.resolve("pipeline.yaml"))))
+                .extracting(DagFile.Node::name).containsExactly("prepare", "sweep", "report");
+        assertThat(JobFile.read(examples.resolve("sweep.yaml")).array().value().getCount()).isEqualTo(6);
+    }
+
+    @Test
     void a_long_name_gets_a_request_id_that_fits() {
         String id = DagSubmission.requestId("r".repeat(90), "n".repeat(20), true);
         assertThat(id).hasSizeLessThanOrEqualTo(100).startsWith("dag-")
