@@ -6,12 +6,13 @@
         for event in c.watch(job.job_id):
             print(gpucloud.state_name(event.state), event.reason)
 """
-from .client import Client, LogLine, parse_addresses, state_name
+from .arrays import array_of, dependencies
+from .client import Client, LogLine, Submitted, parse_addresses, state_name
 from .errors import (CheckpointError, DeadlineExceeded, FailedPrecondition, GpucloudError, InvalidArgument,
                      NotAuthenticated, NotFound, PermissionDenied, QuotaExceeded, SchedulerUnavailable, SpecError,
                      Unimplemented)
 from .spec import JobRequest, job_spec
 
-__all__ = ["Client", "LogLine", "JobRequest", "job_spec", "parse_addresses", "state_name", "GpucloudError",
+__all__ = ["Client", "LogLine", "Submitted", "array_of", "dependencies", "JobRequest", "job_spec", "parse_addresses", "state_name", "GpucloudError",
            "SpecError", "NotAuthenticated", "PermissionDenied", "NotFound", "InvalidArgument", "QuotaExceeded",
            "FailedPrecondition", "SchedulerUnavailable", "DeadlineExceeded", "Unimplemented", "CheckpointError"]

@@ -16,6 +16,8 @@ import grpc
 
 from . import credentials, errors
 from .failover import Attempts, first_line, parse_addresses, unreachable
+from . import dag
+from .arrays import array_of, dependencies
 from .spec import JobRequest, job_spec
 
 DEFAULT_SCHEDULER = "localhost:8081"
@@ -43,6 +45,23 @@ class LogLine:
     offset: int
     dropped_lines: int   # > 0: the agent left out this many lines before this one (rate limit)
     dropped_bytes: int
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """What submitting an array (or a job of a DAG) gave: the job (an array's element 0), the array's id and
+    size (empty and 0 for a single job), whether the request id had been seen, and the request id sent."""
+
+    job: object
+    array_id: str = ""
+    array_count: int = 0
+    duplicate: bool = False
+    request_id: str = ""
+
+    @property
+    def id(self):
+        """What a dependent names: the array's id for an array, else the job's."""
+        return self.array_id or self.job.job_id
 
 
 class Client:
@@ -83,9 +102,24 @@ class Client:
 
     # ---- the API
 
-    def submit(self, description=None, *, tenant=None, request_id=None, **fields):
+    def submit(self, description=None, *, tenant=None, request_id=None, array=None, after=None,
+               time_limit_seconds=None, **fields):
         """Submits a job described as docs/jobspec.md says (a dict, keyword arguments, or a JobRequest from
-        gpucloud.job_spec). Returns the Job; repeating a request_id returns the first job."""
+        gpucloud.job_spec). Returns the Job; repeating a request_id returns the first job.
+
+        array: a count (16) or a grid ({"LR": ["1e-3", "1e-4"], "BATCH": [32, 64]}): the spec is submitted as
+        that many jobs, all or none, and a :class:`Submitted` comes back (``.job`` is element 0, ``.array_id``
+        what ``list(array_id=...)`` and dependents take). after: job or array ids it runs after, each "job-1",
+        ("arr-2", "any") or a Dependency (it waits as WAITING_FOR_DEPENDENCIES). time_limit_seconds: the most
+        running time it may use (0 or None: none)."""
+        if isinstance(description, dict) and ("array" in description or "after" in description):
+            description = dict(description)
+            array = description.pop("array", None) if array is None else array
+            after = description.pop("after", None) if after is None else after
+        return self._submit(description, tenant, request_id, array, after, time_limit_seconds, fields,
+                            whole=array is not None)
+
+    def _submit(self, description, tenant, request_id, array, after, time_limit_seconds, fields, whole):
         if isinstance(description, JobRequest):
             if fields:
                 raise errors.SpecError("submit: a JobRequest, or fields, not both")
@@ -93,22 +127,88 @@ class Client:
         else:
             request = job_spec(description, **fields)
         job_pb2, _ = _pb()
+        spec = job_pb2.JobSpec()
+        spec.CopyFrom(request.spec)
+        spec.after.extend(dependencies(after))
+        if time_limit_seconds is not None:
+            if isinstance(time_limit_seconds, bool) or not isinstance(time_limit_seconds, int) or not \
+                    0 <= time_limit_seconds <= 366 * 24 * 3600:
+                raise errors.SpecError("time_limit_seconds: whole seconds, 0 (none) up to a year, was %r"
+                                       % (time_limit_seconds,))
+            spec.time_limit_seconds = time_limit_seconds
         message = job_pb2.SubmitJobRequest(
             tenant=tenant if tenant is not None else (request.tenant or ""),
             client_request_id=request_id if request_id is not None else (request.request_id or
                                                                            "py-" + uuid.uuid4().hex),
-            spec=request.spec)
-        if not 1 <= len(message.client_request_id) <= 128:
-            raise errors.SpecError("request_id: 1..128 characters, is %d" % len(message.client_request_id))
-        return self._unary("SubmitJob", message).job
+            spec=spec)
+        longest = 128
+        if array is not None:
+            message.array.CopyFrom(array_of(array))
+            longest = 100
+        if not 1 <= len(message.client_request_id) <= longest:
+            raise errors.SpecError("request_id: 1..%d characters%s, is %d" % (
+                longest, " for an array" if array is not None else "", len(message.client_request_id)))
+        response = self._unary("SubmitJob", message)
+        if not whole:
+            return response.job
+        return Submitted(response.job, response.array_id, response.array_count, response.duplicate,
+                         message.client_request_id)
+
+    def submit_dag(self, jobs, *, tenant=None, request_id=None):
+        """Submits named jobs that run after one another: ``{"prepare": {...}, "train": {"after": ["prepare"],
+        "array": {"LR": [...]}, ...}}``, each a description as submit takes (with ``array``, ``after`` and
+        ``time_limit_seconds`` among its fields), where an ``after`` entry may name another job of ``jobs``.
+
+        Every name and the graph are checked first (ValueError naming a cycle, "a -> b -> a", or an unknown name);
+        then each job is submitted after those it names, with their ids in place of the names. Each request id is
+        ``request_id/name`` (request_id: given, else generated), so calling again with the same request_id after a
+        failure part-way gets the jobs already accepted back and goes on. Returns {name: Submitted}, in the order
+        submitted; a failure raises the GpucloudError with ``.submitted`` (those accepted) and ``.request_id``."""
+        names, needs = dag.order(jobs)
+        base = request_id if request_id is not None else "py-dag-" + uuid.uuid4().hex
+        if not isinstance(base, str) or not base:
+            raise ValueError("request_id: a non-empty string, was %r" % (base,))
+        prepared = {}
+        for name in names:
+            description = dict(jobs[name])
+            array = description.pop("array", None)
+            after = description.pop("after", None)
+            limit = description.pop("time_limit_seconds", None)
+            for forbidden in ("tenant", "request_id"):
+                if forbidden in description:
+                    raise ValueError("jobs[%r]: %s is submit_dag's argument, for all its jobs" % (name, forbidden))
+            description.setdefault("name", name)
+            # built before anything is sent: a mistake in the last job sends nothing
+            job_spec(description)
+            prepared[name] = (description, array, dependencies(after, "jobs[%r].after" % name), limit)
+        done = {}
+        for name in names:
+            description, array, after, limit = prepared[name]
+            resolved = []
+            for d in after:
+                if d.job_id in needs[name]:
+                    d = type(d)(job_id=done[d.job_id].id, on=d.on)
+                resolved.append(d)
+            try:
+                rid = dag.request_id(base, name, array is not None)
+                done[name] = self._submit(description, tenant, rid, array, resolved, limit, {}, whole=True)
+            except errors.GpucloudError as e:
+                e.submitted = dict(done)
+                e.request_id = base
+                e.args = ("%s (submitting %r, after %d of %d were accepted; submit_dag(..., request_id=%r) again"
+                          " goes on without duplicates)" % (e.args[0] if e.args else e, name, len(done), len(names),
+                                                             base),) + tuple(e.args[1:])
+                raise
+        return done
 
     def get(self, job_id):
         """One job: its spec, state, reason, placement and times. NotFound for an unknown (or another tenant's) id."""
         job_pb2, _ = _pb()
         return self._unary("GetJob", job_pb2.GetJobRequest(job_id=_job_id(job_id)))
 
-    def list(self, tenant=None, states=None, limit=None, page_size=100):
-        """Jobs newest first, every page of them up to limit; states: names such as "running" or JobState values."""
+    def list(self, tenant=None, states=None, limit=None, page_size=100, array_id=None):
+        """Jobs newest first, every page of them up to limit; states: names such as "running" or JobState values.
+        array_id: only that array's elements, in index order."""
         job_pb2, _ = _pb()
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise ValueError("limit: a whole number of jobs >= 1, or None for all, was %r" % (limit,))
@@ -116,12 +216,15 @@ class Client:
             raise ValueError("page_size: 1..500, was %r" % (page_size,))
         if tenant is not None and not isinstance(tenant, str):
             raise ValueError("tenant: a tenant id, was %r" % (tenant,))
+        if array_id is not None and (not isinstance(array_id, str) or not array_id.strip().startswith("arr-")):
+            raise ValueError("array_id: an array's id (arr-...), was %r" % (array_id,))
         wanted = [_state(s) for s in ([states] if isinstance(states, (str, int)) else (states or []))]
         jobs, token = [], ""
         while True:
             size = page_size if limit is None else min(page_size, limit - len(jobs))
             page = self._unary("ListJobs", job_pb2.ListJobsRequest(tenant=tenant or "", states=wanted,
-                                                                    page_size=size, page_token=token))
+                                                                    page_size=size, page_token=token,
+                                                                    array_id=(array_id or "").strip()))
             jobs.extend(page.jobs)
             token = page.next_page_token
             if not token or (limit is not None and len(jobs) >= limit):

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from .errors import SpecError
 
-#: Fields issue 17 asks for that the scheduler has no state for yet: refused as such, not as "unknown".
-NOT_YET = ("array", "after", "time_limit")
+#: Fields issue 17 asks for that the scheduler has no state for yet: refused as such, not as "unknown". (array
+#: and after are Client.submit's own arguments: gpucloud.arrays.)
+NOT_YET = ("time_limit",)
 TOP = ("name", "tenant", "request_id", "workers", "resources", "interconnect", "capacity", "priority",
        "checkpoint", "runtime_estimate", "deadline", "price_ceiling", "env", "secret_env", "command")
 RESOURCES = ("gpus", "mig", "milli_gpu", "cpu", "memory", "gpu_models", "min_gpu_memory")
@@ -56,6 +57,9 @@ def _mapping(value, field, known):
         if not isinstance(key, str):
             _fail(field, "field names are strings, one is %s" % _clip(repr(key)))
         if key not in known:
+            if not field and key in ("array", "after"):
+                raise SpecError("'%s' is an argument of Client.submit (submit(..., %s=...)) and of submit_dag's"
+                                " jobs, not of job_spec" % (key, key))
             if not field and key in NOT_YET:
                 raise SpecError("'%s' is not supported yet (docs/jobspec.md, \"Not yet\")" % key)
             raise SpecError("unknown field '%s'%s (fields there: %s)"

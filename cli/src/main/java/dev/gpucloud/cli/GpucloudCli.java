@@ -284,8 +284,12 @@ public class GpucloudCli {
         @Option(names = "--state", converter = Choice.OfJobState.class,
                 description = "Only jobs in this state (repeatable; pending, scheduled, running, ..., any case).")
         List<JobState> states = new ArrayList<>();
-        @Option(names = "--limit", defaultValue = "50")
+        @Option(names = "--limit", defaultValue = "50", description = "At most this many (default ${DEFAULT-VALUE};"
+                + " with --array, every element unless given).")
         int limit;
+        @Option(names = "--array", paramLabel = "ARRAY_ID", description = "Only this array's elements, by index,"
+                + " after a line that counts them by state.")
+        String arrayId;
         @CommandLine.Mixin
         Output output;
 
@@ -295,10 +299,19 @@ public class GpucloudCli {
             if (limit < 1) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be at least 1, was " + limit);
             }
+            boolean array = arrayId != null;
+            if (array && (arrayId.isBlank() || !arrayId.strip().startsWith("arr-"))) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--array takes an array's id (arr-...),"
+                        + " was '" + clip(arrayId, 64) + "'");
+            }
+            if (array && spec.commandLine().getParseResult().matchedOption("--limit") == null) {
+                limit = (int) dev.gpucloud.contracts.limits.Limits.ARRAY_COUNT.max();
+            }
             List<Job> jobs = new ArrayList<>();
             String token = "";
             do {
                 ListJobsRequest request = ListJobsRequest.newBuilder().setTenant(tenant)
+                        .setArrayId(array ? arrayId.strip() : "")
                         .addAllStates(states).setPageSize(Math.min(limit - jobs.size(), 100)).setPageToken(token).build();
                 ListJobsResponse page = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).listJobs(request));
                 page.getJobsList().stream().limit(limit - jobs.size()).forEach(jobs::add);
@@ -307,6 +320,13 @@ public class GpucloudCli {
             if (output.structured()) {
                 com.fasterxml.jackson.databind.node.ObjectNode tree = com.fasterxml.jackson.databind.node.JsonNodeFactory
                         .instance.objectNode();
+                if (array) {
+                    com.fasterxml.jackson.databind.node.ObjectNode summary = tree.putObject("array");
+                    summary.put("arrayId", arrayId.strip());
+                    summary.put("elements", jobs.size());
+                    ArraySummary.count(jobs).forEach((state, n) -> summary.with("states").put(state.name(), n));
+                    summary.with("states");
+                }
                 jobs.forEach(j -> tree.withArray("jobs").add(Output.protoTree(j)));
                 tree.withArray("jobs");
                 out().print(output.document(tree));
@@ -314,21 +334,31 @@ public class GpucloudCli {
                 return 0;
             }
             boolean wide = format == Output.Format.WIDE;
-            Output.Table table = wide
-                    ? new Output.Table("JOB", "TENANT", "NAME", "STATE", "ASKS", "CAPACITY", "PRIORITY", "SUBMITTED",
+            List<String> header = new ArrayList<>(wide
+                    ? List.of("JOB", "TENANT", "NAME", "STATE", "ASKS", "CAPACITY", "PRIORITY", "SUBMITTED",
                             "PLACEMENT", "REASON")
-                    : new Output.Table("JOB", "TENANT", "NAME", "STATE", "PLACEMENT", "REASON");
+                    : List.of("JOB", "TENANT", "NAME", "STATE", "PLACEMENT", "REASON"));
+            if (array) {
+                header.add(0, "INDEX");
+            }
+            Output.Table table = new Output.Table(header.toArray(String[]::new));
             for (Job job : jobs) {
                 JobSpec s = job.getSpec();
-                if (wide) {
-                    table.row(job.getJobId(), job.getTenant(), s.getName(), job.getState(), JobView.each(s),
+                List<Object> row = new ArrayList<>(wide
+                        ? List.of(job.getJobId(), job.getTenant(), s.getName(), job.getState(), JobView.each(s),
                             Choice.word(s.getCapacity().name().replace("CAPACITY_", "")),
                             Choice.word(s.getPriority().name().replace("PRIORITY_", "")),
-                            JobView.time(job.getSubmittedAt()), placement(job.getPlacementList()), job.getReason());
-                } else {
-                    table.row(job.getJobId(), job.getTenant(), clip(s.getName(), 12), job.getState(),
-                            placement(job.getPlacementList()), job.getReason());
+                            JobView.time(job.getSubmittedAt()), placement(job.getPlacementList()), job.getReason())
+                        : List.of(job.getJobId(), job.getTenant(), clip(s.getName(), 12), job.getState(),
+                            placement(job.getPlacementList()), job.getReason()));
+                if (array) {
+                    row.add(0, job.getArrayIndex());
                 }
+                table.row(row.toArray());
+            }
+            if (array && !output.noHeaders) {
+                // the header line's company: a table for scripts (--no-headers) has neither
+                out().println(ArraySummary.line(arrayId.strip(), jobs));
             }
             output.print(out(), table);
             return 0;

@@ -17,9 +17,11 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.google.protobuf.Timestamp;
 import dev.gpucloud.contracts.grpc.v1.CapacityPreference;
 import dev.gpucloud.contracts.grpc.v1.CheckpointPolicy;
+import dev.gpucloud.contracts.grpc.v1.Dependency;
 import dev.gpucloud.contracts.grpc.v1.Interconnect;
 import dev.gpucloud.contracts.grpc.v1.JobSpec;
 import dev.gpucloud.contracts.grpc.v1.PriorityClass;
+import dev.gpucloud.contracts.limits.Limits;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
@@ -41,12 +43,16 @@ import java.util.regex.Pattern;
  * A job described in a file, {@code gpucloud submit -f job.yaml} (or {@code .json}): one schema for everything
  * the contract's JobSpec has, in the words and units a person writes (docs/jobspec.md). Reading is strict: an
  * unknown field, a wrong type, a duplicate key or a value in the wrong unit is one error naming the field, and
- * the line and column where the file says it; nothing is sent.
+ * the line and column where the file says it; nothing is sent. A file whose top holds {@code jobs:} is a DAG of
+ * such jobs ({@link DagFile}).
  */
 record JobFile(
         String name,
         String tenant,
         @JsonProperty("request_id") String requestId,
+        JobFileFields.ArrayField array,
+        List<JobFileFields.After> after,
+        List<JobFile> jobs,
         Integer workers,
         Resources resources,
         Word<Interconnect> interconnect,
@@ -63,7 +69,7 @@ record JobFile(
     /** The largest file read: a job is a page, not a data set. */
     static final long MAX_BYTES = 1 << 20;
     /** Fields of jobs that are asked for but not built yet (issue 17): said so, not "unknown". */
-    static final Set<String> NOT_YET = Set.of("array", "after", "time_limit");
+    static final Set<String> NOT_YET = Set.of("time_limit");
 
     /** What each worker gets. */
     record Resources(
@@ -146,6 +152,9 @@ record JobFile(
                     .append(known.isEmpty() ? "" : " (fields there: " + String.join(", ", known) + ")").toString();
         }
         sb.append(path.isEmpty() ? "" : path + ": ");
+        if (e instanceof JobFileFields.Problem) {
+            return sb.append(e.getOriginalMessage().replaceAll("\\p{Cntrl}", "?")).toString();
+        }
         if (e instanceof ValueInstantiationException v && v.getCause() != null) {
             return sb.append(v.getCause().getMessage()).toString();
         }
@@ -268,6 +277,9 @@ record JobFile(
      * submitter's own variables: a file holds no secret).
      */
     JobSpec toSpec(Function<String, String> environment) throws Invalid {
+        if (jobs != null) {
+            throw new Invalid("jobs: a DAG file (docs/jobspec.md, \"DAG files\"); its jobs are submitted one by one");
+        }
         JobSpec.Builder spec = JobSpec.newBuilder();
         if (command == null || command.argv().isEmpty()) {
             throw new Invalid("command: every job has one (a list of words, or a string run by /bin/sh -c)");
@@ -341,6 +353,13 @@ record JobFile(
                 }
             }
             spec.putAllEnv(env);
+        }
+        if (after != null) {
+            if (after.size() > Limits.DEPENDENCIES.max()) {
+                throw new Invalid("after: at most " + Limits.DEPENDENCIES.max() + " jobs, has " + after.size());
+            }
+            // as the file writes them: in a DAG file a name is replaced by the id its job got (DagSubmission)
+            after.forEach(a -> spec.addAfter(Dependency.newBuilder().setJobId(a.job()).setOn(a.on())));
         }
         if (secretEnv != null) {
             Map<String, String> secrets = new LinkedHashMap<>();

@@ -7,6 +7,7 @@ import dev.gpucloud.contracts.grpc.v1.WorkerPlacement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /** One job as {@code gpucloud get} shows it: what was asked, where it runs, why it is in its state, and when. */
 final class JobView {
@@ -22,6 +23,9 @@ final class JobView {
         rows.add(row("name", job.getSpec().getName()));
         rows.add(row("state", job.getState().name()));
         rows.add(row("reason", job.getReason()));
+        rows.add(row("array", job.getArrayId().isEmpty() ? "" : job.getArrayId() + "[" + job.getArrayIndex() + "]"));
+        rows.add(row("after", job.getSpec().getAfterList().stream()
+                .map(d -> JobFileFields.describe(d.getJobId(), d.getOn())).collect(Collectors.joining(", "))));
         rows.add(row("asks", asks(job.getSpec())));
         rows.add(row("command", String.join(" ", job.getSpec().getCommandList())));
         // the scheduler sends secret variables' names only; their values stay with the workers

@@ -3,8 +3,10 @@ package dev.gpucloud.cli;
 import dev.gpucloud.client.LeaderFailover;
 import dev.gpucloud.contracts.grpc.v1.CapacityPreference;
 import dev.gpucloud.contracts.grpc.v1.CheckpointPolicy;
+import dev.gpucloud.contracts.grpc.v1.Dependency;
 import dev.gpucloud.contracts.grpc.v1.Interconnect;
 import dev.gpucloud.contracts.grpc.v1.Job;
+import dev.gpucloud.contracts.grpc.v1.JobArray;
 import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
 import dev.gpucloud.contracts.grpc.v1.JobSpec;
 import dev.gpucloud.contracts.grpc.v1.PriorityClass;
@@ -77,6 +79,16 @@ final class SubmitCommand extends GpucloudCli.Base {
     @Option(names = "--price-ceiling", paramLabel = "USD", description = "The most the job may cost, US dollars"
             + " per job-hour (e.g. 12.50).")
     String priceCeiling;
+    @Option(names = "--array", paramLabel = "N", description = "Submit N copies as one job array (1..10000), all or"
+            + " none; each gets GPUCLOUD_ARRAY_INDEX (0-based), GPUCLOUD_ARRAY_COUNT and GPUCLOUD_ARRAY_ID.")
+    Long arrayCount;
+    @Option(names = "--array-param", paramLabel = "NAME=V1,V2,...", description = "A sweep (repeatable): one array"
+            + " element per combination of the parameters' values (the last varying fastest), each with NAME set in"
+            + " its env; --array, if given too, must be the product.")
+    List<String> arrayParams = new ArrayList<>();
+    @Option(names = "--after", paramLabel = "ID[:any]", description = "Run after this job or array (arr-...) has"
+            + " succeeded, or with :any after it has ended at all (repeatable); it waits as WAITING_FOR_DEPENDENCIES.")
+    List<String> after = new ArrayList<>();
     @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = "The job, described in a YAML (or"
             + " .json) file: docs/jobspec.md. --tenant and --request-id still apply; the other flags do not.")
     java.nio.file.Path file;
@@ -85,13 +97,19 @@ final class SubmitCommand extends GpucloudCli.Base {
     String requestId;
     @Parameters(arity = "0..*", description = "The worker's command, e.g. sleep 20 (or the file's).")
     List<String> command = new ArrayList<>();
+    /** text (a line a job or array), json or yaml (a list of what was submitted). */
+    @CommandLine.Mixin
+    Output output;
 
-    /** The options that say what the job is; with -f the file says it. */
-    static final java.util.Set<String> FILE_SAYS = java.util.Set.of("--tenant", "--request-id", "--file");
+    /** The options that do not say what the job is: with -f, the file says that. */
+    static final java.util.Set<String> FILE_SAYS = java.util.Set.of("--tenant", "--request-id", "--file", "--output",
+            "--no-headers");
 
     @Override
     Integer run(LeaderFailover scheduler) {
+        output.format(Output.Format.TEXT, Output.Format.JSON, Output.Format.YAML);
         JobSpec built;
+        JobArray array = null;
         String fileTenant = "";
         String fileRequestId = null;
         if (file != null) {
@@ -104,40 +122,131 @@ final class SubmitCommand extends GpucloudCli.Base {
             }
             try {
                 JobFile job = JobFile.read(file);
-                built = job.toSpec(System::getenv);
                 fileTenant = job.tenant() == null ? "" : job.tenant();
+                if (job.jobs() != null) {
+                    return dag(scheduler, job, !tenant.isEmpty() ? tenant : fileTenant);
+                }
+                built = job.toSpec(System::getenv);
+                array = job.array() == null ? null : job.array().value();
                 fileRequestId = job.requestId();
             } catch (JobFile.Invalid e) {
-                // a file that says the wrong thing is bad input, as a wrong flag is: nothing is sent
-                throw new CommandLine.ParameterException(this.spec.commandLine(), e.getMessage()
-                        .startsWith(file.toString()) ? e.getMessage() : file + ": " + e.getMessage());
+                throw badFile(e);
             }
         } else {
             built = fromFlags();
+            array = arrayFromFlags();
         }
         String who = !tenant.isEmpty() ? tenant : fileTenant;
         String id = requestId != null ? requestId : fileRequestId != null ? fileRequestId : UUID.randomUUID().toString();
         // one request id for every try: a retry after a lost answer returns the first job, never a second
-        SubmitJobRequest request = SubmitJobRequest.newBuilder()
+        SubmitJobRequest.Builder request = SubmitJobRequest.newBuilder()
                 .setTenant(who)
                 .setClientRequestId(id)
-                .setSpec(built)
-                .build();
-        SubmitJobResponse response;
+                .setSpec(built);
+        if (array != null) {
+            request.setArray(array);
+        }
+        SubmitJobResponse response = send(scheduler, request.build());
+        DagSubmission.Submitted submitted = new DagSubmission.Submitted(built.getName(), id, response);
+        if (output.structured()) {
+            print(List.of(submitted));
+            return 0;
+        }
+        Job job = response.getJob();
+        out().println((response.getArrayId().isEmpty() ? job.getJobId()
+                : response.getArrayId() + " (" + response.getArrayCount() + " elements)")
+                + (response.getDuplicate() ? " (already submitted)" : "") + "  " + job.getState() + "  "
+                + job.getReason());
+        return 0;
+    }
+
+    /** A file that says the wrong thing is bad input, as a wrong flag is: nothing is sent. */
+    private CommandLine.ParameterException badFile(JobFile.Invalid e) {
+        return new CommandLine.ParameterException(this.spec.commandLine(), e.getMessage()
+                .startsWith(file.toString()) ? e.getMessage() : file + ": " + e.getMessage());
+    }
+
+    private static SubmitJobResponse send(LeaderFailover scheduler, SubmitJobRequest request) {
         try {
-            response = scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).submitJob(request));
+            return scheduler.call(ch -> JobServiceGrpc.newBlockingStub(ch).submitJob(request));
         } catch (StatusRuntimeException e) {
             if (e.getStatus().getCode() != Status.Code.DEADLINE_EXCEEDED) {
                 throw e;
             }
             // the job may have been accepted: say which request id finds it again without a second job
             throw Status.DEADLINE_EXCEEDED.withDescription(e.getStatus().getDescription() + "; --request-id "
-                    + id).asRuntimeException();
+                    + request.getClientRequestId()).asRuntimeException();
         }
-        Job job = response.getJob();
-        out().println(job.getJobId() + (response.getDuplicate() ? " (already submitted)" : "") + "  "
-                + job.getState() + "  " + job.getReason());
+    }
+
+    /** A DAG file: its jobs in order, a line each as it is accepted (or, for -o json|yaml, a list at the end). */
+    private Integer dag(LeaderFailover scheduler, JobFile top, String who) throws JobFile.Invalid {
+        List<DagFile.Node> order = DagFile.order(file.toString(), top);
+        boolean generated = requestId == null && top.requestId() == null;
+        String base = requestId != null ? requestId : top.requestId() != null ? top.requestId()
+                : "dag-" + UUID.randomUUID();
+        if (generated) {
+            this.spec.commandLine().getErr().println("request id " + base + ": if this stops part-way, "
+                    + "gpucloud submit -f " + file + " --request-id " + base + " goes on without duplicates");
+            this.spec.commandLine().getErr().flush();
+        }
+        List<DagSubmission.Submitted> done;
+        try {
+            done = DagSubmission.submit(who, base, order, System::getenv, request -> send(scheduler, request), s -> {
+                if (!output.structured()) {
+                    SubmitJobResponse r = s.response();
+                    out().println(s.id() + "  " + s.name() + "  " + r.getJob().getState()
+                            + (r.getArrayId().isEmpty() ? "" : "  " + r.getArrayCount() + " elements")
+                            + (r.getDuplicate() ? "  (already submitted)" : ""));
+                    out().flush();
+                }
+            });
+        } catch (DagSubmission.Stopped e) {
+            Status status = e.cause.getStatus();
+            throw status.withDescription(status.getDescription() + " (submitting '" + e.job + "', after "
+                    + e.accepted + " of " + order.size() + " were accepted; run gpucloud submit -f " + file
+                    + (generated ? " --request-id " + base : "") + " again to go on without duplicates)")
+                    .asRuntimeException();
+        }
+        if (output.structured()) {
+            print(done);
+        }
         return 0;
+    }
+
+    /** What was submitted, as a list for scripts: name, id (the array's or job's), request id, state. */
+    private void print(List<DagSubmission.Submitted> submitted) {
+        com.fasterxml.jackson.databind.node.ArrayNode list = com.fasterxml.jackson.databind.node.JsonNodeFactory
+                .instance.arrayNode();
+        for (DagSubmission.Submitted s : submitted) {
+            SubmitJobResponse r = s.response();
+            com.fasterxml.jackson.databind.node.ObjectNode entry = list.addObject();
+            entry.put("name", s.name());
+            entry.put("id", s.id());
+            entry.put("jobId", r.getJob().getJobId());
+            entry.put("arrayId", r.getArrayId());
+            entry.put("arrayCount", r.getArrayCount());
+            entry.put("state", r.getJob().getState().name());
+            entry.put("reason", r.getJob().getReason());
+            entry.put("requestId", s.requestId());
+            entry.put("duplicate", r.getDuplicate());
+        }
+        out().print(output.document(list));
+        out().flush();
+    }
+
+    /** --array and --array-param: the array they ask for, or null for one job. */
+    JobArray arrayFromFlags() {
+        if (arrayCount == null && arrayParams.isEmpty()) {
+            return null;
+        }
+        try {
+            return JobArrays.of(arrayCount, arrayParams.isEmpty() ? null : JobArrays.parseFlags(arrayParams));
+        } catch (JobArrays.Refused e) {
+            String message = e.getMessage();
+            throw new CommandLine.ParameterException(this.spec.commandLine(), message.startsWith("--") ? message
+                    : (e.at.equals("count") ? "--array: " : "--array-param: ") + message);
+        }
     }
 
     /** A flag's value read as the job file reads that field: the same units, the same words when wrong. */
@@ -194,6 +303,15 @@ final class SubmitCommand extends GpucloudCli.Base {
         }
         if (priceCeiling != null) {
             spec.setPriceCeilingMicrosPerHour(flag("--price-ceiling", priceCeiling, JobFile.Usd::of).micros());
+        }
+        for (String dependency : after) {
+            try {
+                JobFileFields.After a = JobFileFields.afterFlag(dependency);
+                spec.addAfter(Dependency.newBuilder().setJobId(a.job()).setOn(a.on()));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(this.spec.commandLine(), "--after " + GpucloudCli.clip(
+                        dependency, 64) + ": " + e.getMessage() + " (ID, or ID:any)");
+            }
         }
         return spec.build();
     }

@@ -136,8 +136,39 @@ class JobFileTest {
             List.of("command: [x]\nworkers: 1\nworkers: 2\n", "line 3", "Duplicate field 'workers'"),
             List.of("command: [x\n", "line"),
             List.of("- command: [x]\n", "line 1", "expected a mapping of fields"),
-            List.of("command: [x]\narray: {count: 1000000}\n", "line 2", "'array' is not supported yet"),
-            List.of("command: [x]\nafter: [{job: j-1, on: success}]\n", "'after' is not supported yet"),
+            List.of("command: [x]\narray: {count: 1000000}\n", "line 2", "array: count is 1000000",
+                    "1..10000 elements"),
+            List.of("command: [x]\narray: {count: 0}\n", "line 2, column 9", "count is 0"),
+            List.of("command: [x]\narray: {count: 2.5}\n", "line 2", "'2.5' is not a whole number"),
+            List.of("command: [x]\narray: {}\n", "line 2", "give count"),
+            List.of("command: [x]\narray: 16\n", "line 2", "array: expected a mapping"),
+            List.of("command: [x]\narray: {size: 4}\n", "line 2", "unknown field 'size' in array",
+                    "count, grid"),
+            List.of("command: [x]\narray:\n  grid:\n    LR: [1e-3]\n    2LR: [1]\n", "line 5, column 5",
+                    "'2LR' is not a variable name"),
+            List.of("command: [x]\narray:\n  grid:\n    LR: [1e-3]\n    BATCH: []\n", "line 5",
+                    "BATCH has no values"),
+            List.of("command: [x]\narray: {grid: {LR: 1e-3}}\n", "line 2", "grid.LR: a list of values"),
+            List.of("command: [x]\narray: {grid: {LR: [[1]]}}\n", "line 2", "each value is a string or a number"),
+            List.of("command: [x]\narray: {grid: {}}\n", "grid has no parameters"),
+            List.of("command: [x]\narray: {grid: {GPUCLOUD_ARRAY_INDEX: [1]}}\n", "gives every element itself (GPUCLOUD_ARRAY_ID"),
+            List.of("command: [x]\narray:\n  grid: {A: [1], B: [1], C: [1], D: [1], E: [1], F: [1], G: [1],"
+                    + " H: [1], I: [1]}\n", "line 3", "grid has 9 parameters; at most 8"),
+            List.of("command: [x]\narray:\n  count: 3\n  grid: {LR: [a, b], B: [1, 2]}\n", "line 3, column 3",
+                    "count is 3 but the grid has 4 combinations (2 x 2)"),
+            List.of("command: [x]\narray:\n  grid: {A: [1,2,3,4,5,6,7,8,9,10], B: [1,2,3,4,5,6,7,8,9,10],"
+                    + " C: [1,2,3,4,5,6,7,8,9,10], D: [1,2,3,4,5,6,7,8,9,10], E: [1,2]}\n",
+                    "more than 10000 combinations (10 x 10 x 10 x 10 x 2); an array has at most 10000 elements"),
+            List.of("command: [x]\nafter: [{job: j-1, on: maybe}]\n", "line 2", "on: 'maybe' is not one of success,"
+                    + " any"),
+            List.of("command: [x]\nafter:\n  - job-1\n  - {id: job-2}\n", "line 4, column 6",
+                    "unknown field 'id' in after (fields there: job, on)"),
+            List.of("command: [x]\nafter: [{on: any}]\n", "line 2", "an entry without job"),
+            List.of("command: [x]\nafter: [[job-1]]\n", "line 2", "each entry is a job's id"),
+            List.of("command: [x]\nafter: job-1\n", "line 2", "after: expected a list"),
+            List.of("command: [x]\nafter: [\"\"]\n", "an empty job id"),
+            List.of("command: [x]\nafter: [" + "job-1, ".repeat(65) + "job-1]\n", "after: at most 64 jobs, has 66"),
+            List.of("command: [x]\ntime_limit: 2h\n", "'time_limit' is not supported yet"),
             List.of("name: x\n", "command: every job has one"),
             List.of("workers: 0\ncommand: [x]\n", "workers: at least 1, is 0"),
             List.of("resources: {milli_gpu: 1000}\ncommand: [x]\n", "resources.milli_gpu: 1..999"),
@@ -166,6 +197,42 @@ class JobFileTest {
             }
         }
         assertThat(wrong).as("files whose error does not say what the list expects").isEmpty();
+    }
+
+    @Test
+    void an_array_is_a_count_or_a_grid_whose_values_are_the_text_the_file_writes() throws Exception {
+        JobFile counted = JobFile.read(write("a.yaml", "command: [x]\narray: {count: 64}\n"));
+        assertThat(counted.array().value().getCount()).isEqualTo(64);
+        assertThat(counted.array().value().getParametersList()).isEmpty();
+        JobFile grid = JobFile.read(write("g.yaml", """
+                command: [python, train.py]
+                array:
+                  grid:
+                    LR: ["1e-3", 1e-4, 0.5]
+                    BATCH: [32, 64]
+                    OPT: [adam]
+                """));
+        dev.gpucloud.contracts.grpc.v1.JobArray array = grid.array().value();
+        assertThat(array.getCount()).as("the product").isEqualTo(6);
+        assertThat(array.getParametersList()).extracting(p -> p.getName()).containsExactly("LR", "BATCH", "OPT");
+        assertThat(array.getParameters(0).getValuesList()).containsExactly("1e-3", "1e-4", "0.5");
+        assertThat(array.getParameters(1).getValuesList()).containsExactly("32", "64");
+        JobFile both = JobFile.read(write("b.json", "{\"command\": [\"x\"], \"array\": {\"count\": 2,"
+                + " \"grid\": {\"LR\": [1e-3, 0.1]}}}"));
+        assertThat(both.array().value().getParameters(0).getValuesList()).containsExactly("1e-3", "0.1");
+    }
+
+    @Test
+    void after_takes_ids_alone_or_with_the_end_it_waits_for() throws Exception {
+        JobSpec spec = spec("after.yaml", """
+                command: [x]
+                after:
+                  - job-abc
+                  - {job: arr-0123456789ab, on: any}
+                  - {job: job-def, on: success}
+                """);
+        assertThat(spec.getAfterList()).extracting(d -> d.getJobId() + "/" + d.getOn()).containsExactly(
+                "job-abc/AFTER_SUCCESS", "arr-0123456789ab/AFTER_ANY", "job-def/AFTER_SUCCESS");
     }
 
     @Test
