@@ -111,3 +111,26 @@ def test_logs_of_an_unknown_job_are_not_found(stack):
         list(stack.logs("job-" + uuid.uuid4().hex[:12]))
     if isinstance(raised.value, gpucloud.Unimplemented):
         pytest.skip("the scheduler answers UNIMPLEMENTED for StreamLogs: " + str(raised.value))
+
+
+def test_a_dag_of_a_job_and_an_array_after_it_runs_in_order_and_an_element_streams_its_output(stack):
+    """submit_dag against the scheduler: the array waits for its dependency, then runs; each element has its index
+    in its environment, and one element's output is followed to its end."""
+    submitted = stack.submit_dag({
+        "prep": {"command": ["sleep", "3"], "resources": {"gpus": 1}},
+        "sweep": {"after": ["prep"], "array": {"LR": ["1e-3", "1e-4"]}, "command": ["sleep", "2"],
+                  "resources": {"gpus": 1}},
+    }, request_id="py-it-dag-" + uuid.uuid4().hex[:8])
+    prep, sweep = submitted["prep"], submitted["sweep"]
+    assert sweep.array_id.startswith("arr-") and sweep.array_count == 2
+    first = stack.get(sweep.array_id + "-0")
+    assert [d.job_id for d in first.spec.after] == [prep.job.job_id]
+    if gpucloud.state_name(stack.get(prep.job.job_id).state) != "SUCCEEDED":
+        assert gpucloud.state_name(first.state) == "WAITING_FOR_DEPENDENCIES", first
+        assert first.reason.startswith("waiting for " + prep.job.job_id), first.reason
+    elements = stack.list(array_id=sweep.array_id, limit=500)
+    assert [e.array_index for e in elements] == [0, 1]
+    assert dict(elements[1].spec.env)["LR"] == "1e-4" and dict(elements[1].spec.env)["GPUCLOUD_ARRAY_INDEX"] == "1"
+    lines = list(stack.logs(sweep.array_id + "-1", follow=True, timeout=WATCH_LIMIT_SECONDS))
+    assert lines and "exited 0" in lines[-1].text, [line.text for line in lines]
+    assert gpucloud.state_name(stack.get(prep.job.job_id).state) == "SUCCEEDED"
