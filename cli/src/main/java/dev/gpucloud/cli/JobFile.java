@@ -54,6 +54,7 @@ record JobFile(
         Word<PriorityClass> priority,
         Checkpoint checkpoint,
         @JsonProperty("runtime_estimate") Seconds runtimeEstimate,
+        @JsonProperty("time_limit") Seconds timeLimit,
         When deadline,
         @JsonProperty("price_ceiling") Usd priceCeiling,
         Map<String, String> env,
@@ -63,7 +64,7 @@ record JobFile(
     /** The largest file read: a job is a page, not a data set. */
     static final long MAX_BYTES = 1 << 20;
     /** Fields of jobs that are asked for but not built yet (issue 17): said so, not "unknown". */
-    static final Set<String> NOT_YET = Set.of("array", "after", "time_limit");
+    static final Set<String> NOT_YET = Set.of("array", "after");
 
     /** What each worker gets. */
     record Resources(
@@ -327,6 +328,9 @@ record JobFile(
         if (runtimeEstimate != null) {
             spec.setRuntimeEstimateSeconds(runtimeEstimate.seconds());
         }
+        if (timeLimit != null) {
+            spec.setTimeLimitSeconds(timeLimit.seconds());
+        }
         if (deadline != null) {
             spec.setDeadline(Timestamp.newBuilder().setSeconds(deadline.at().getEpochSecond())
                     .setNanos(deadline.at().getNano()));
@@ -470,8 +474,11 @@ record JobFile(
         @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
         static Seconds of(JsonNode node) {
             String text = node.asText().strip();
-            if (node.isIntegralNumber() && node.asLong() >= 0) {
+            if (node.isIntegralNumber() && node.asLong() >= 0 && node.asLong() <= 366L * 24 * 3600) {
                 return new Seconds(node.asLong());
+            }
+            if (node.isIntegralNumber() && node.asLong() > 0) {
+                throw new IllegalArgumentException("'" + clip(text) + "' seconds is more than a year");
             }
             Matcher m = FORM.matcher(text);
             if (!node.isTextual() || text.isEmpty() || !m.matches()) {
