@@ -80,7 +80,7 @@ def test_an_aware_datetime_is_a_deadline():
     ({"command": ["x"], "gpus": 1}, "unknown field 'gpus' (fields there: "),
     ({"command": ["x"], "array": {"count": 64}}, "'array' is an argument of Client.submit"),
     ({"command": ["x"], "after": [{"job": "j", "on": "success"}]}, "'after' is an argument of Client.submit"),
-    ({"command": ["x"], "time_limit": "2h"}, "'time_limit' is not supported yet"),
+    ({"command": ["x"], "time_limit": "2d"}, "time_limit"),
     ({"command": ["x"], "resources": {"memory": "64GB"}},
      "resources.memory: '64GB' is not an amount of memory: write it with its unit, e.g. 512Mi, 64Gi or 1Ti"),
     ({"command": ["x"], "resources": {"memory": 64}}, "resources.memory: '64' is not an amount of memory"),

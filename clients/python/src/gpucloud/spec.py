@@ -15,9 +15,8 @@ from .errors import SpecError
 
 #: Fields issue 17 asks for that the scheduler has no state for yet: refused as such, not as "unknown". (array
 #: and after are Client.submit's own arguments: gpucloud.arrays.)
-NOT_YET = ("time_limit",)
 TOP = ("name", "tenant", "request_id", "workers", "resources", "interconnect", "capacity", "priority",
-       "checkpoint", "runtime_estimate", "deadline", "price_ceiling", "env", "secret_env", "command")
+       "checkpoint", "runtime_estimate", "time_limit", "deadline", "price_ceiling", "env", "secret_env", "command")
 RESOURCES = ("gpus", "mig", "milli_gpu", "cpu", "memory", "gpu_models", "min_gpu_memory")
 CHECKPOINT = ("every", "to")
 MEMORY = re.compile(r"(\d+)\s*(Mi|Gi|Ti)\Z")
@@ -60,8 +59,6 @@ def _mapping(value, field, known):
             if not field and key in ("array", "after"):
                 raise SpecError("'%s' is an argument of Client.submit (submit(..., %s=...)) and of submit_dag's"
                                 " jobs, not of job_spec" % (key, key))
-            if not field and key in NOT_YET:
-                raise SpecError("'%s' is not supported yet (docs/jobspec.md, \"Not yet\")" % key)
             raise SpecError("unknown field '%s'%s (fields there: %s)"
                             % (_clip(key), " in " + field if field else "", ", ".join(sorted(known))))
     return value
@@ -275,6 +272,8 @@ def job_spec(description=None, environment=None, **fields):
             spec.checkpoint.location = _string(checkpoint["to"], "checkpoint.to")
     if merged.get("runtime_estimate") is not None:
         spec.runtime_estimate_seconds = seconds(merged["runtime_estimate"], "runtime_estimate")
+    if merged.get("time_limit") is not None:
+        spec.time_limit_seconds = seconds(merged["time_limit"], "time_limit")
     if merged.get("deadline") is not None:
         spec.deadline.FromDatetime(moment(merged["deadline"], "deadline").replace(tzinfo=None))
     if merged.get("price_ceiling") is not None:

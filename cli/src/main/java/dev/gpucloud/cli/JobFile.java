@@ -34,7 +34,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -60,6 +59,7 @@ record JobFile(
         Word<PriorityClass> priority,
         Checkpoint checkpoint,
         @JsonProperty("runtime_estimate") Seconds runtimeEstimate,
+        @JsonProperty("time_limit") Seconds timeLimit,
         When deadline,
         @JsonProperty("price_ceiling") Usd priceCeiling,
         Map<String, String> env,
@@ -68,8 +68,6 @@ record JobFile(
 
     /** The largest file read: a job is a page, not a data set. */
     static final long MAX_BYTES = 1 << 20;
-    /** Fields of jobs that are asked for but not built yet (issue 17): said so, not "unknown". */
-    static final Set<String> NOT_YET = Set.of("time_limit");
 
     /** What each worker gets. */
     record Resources(
@@ -142,10 +140,6 @@ record JobFile(
         if (e instanceof UnknownField u) {
             String field = u.field;
             String where = u.where;
-            if (where.isEmpty() && NOT_YET.contains(field)) {
-                return sb.append("'").append(field).append("' is not supported yet (docs/jobspec.md, \"Not yet\")")
-                        .toString();
-            }
             List<String> known = u.known;
             return sb.append("unknown field '").append(clip(field)).append("'")
                     .append(where.isEmpty() ? "" : " in " + where)
@@ -339,6 +333,9 @@ record JobFile(
         if (runtimeEstimate != null) {
             spec.setRuntimeEstimateSeconds(runtimeEstimate.seconds());
         }
+        if (timeLimit != null) {
+            spec.setTimeLimitSeconds(timeLimit.seconds());
+        }
         if (deadline != null) {
             spec.setDeadline(Timestamp.newBuilder().setSeconds(deadline.at().getEpochSecond())
                     .setNanos(deadline.at().getNano()));
@@ -489,8 +486,11 @@ record JobFile(
         @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
         static Seconds of(JsonNode node) {
             String text = node.asText().strip();
-            if (node.isIntegralNumber() && node.asLong() >= 0) {
+            if (node.isIntegralNumber() && node.asLong() >= 0 && node.asLong() <= 366L * 24 * 3600) {
                 return new Seconds(node.asLong());
+            }
+            if (node.isIntegralNumber() && node.asLong() > 0) {
+                throw new IllegalArgumentException("'" + clip(text) + "' seconds is more than a year");
             }
             Matcher m = FORM.matcher(text);
             if (!node.isTextual() || text.isEmpty() || !m.matches()) {

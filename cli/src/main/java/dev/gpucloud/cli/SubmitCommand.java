@@ -59,6 +59,10 @@ final class SubmitCommand extends GpucloudCli.Base {
     String checkpointTo;
     @Option(names = "--estimate", defaultValue = "0", description = "Runtime estimate in seconds.")
     long estimate;
+    @Option(names = "--time-limit", paramLabel = "DURATION", description = "The most running time over all its"
+            + " attempts, e.g. 2h, 90m or 1h30m (or seconds): at it the job is asked to checkpoint (if it does) and"
+            + " stopped, and ends FAILED saying so.")
+    String timeLimit;
     @Option(names = "--env", description = "NAME=VALUE for the workers (repeatable).")
     Map<String, String> env = new LinkedHashMap<>();
     @Option(names = "--secret-env", paramLabel = "NAME[=VALUE]", description = "A secret for the workers"
@@ -300,6 +304,12 @@ final class SubmitCommand extends GpucloudCli.Base {
             java.time.Instant at = flag("--deadline", deadline, JobFile.When::of).at();
             spec.setDeadline(com.google.protobuf.Timestamp.newBuilder().setSeconds(at.getEpochSecond())
                     .setNanos(at.getNano()));
+        }
+        if (timeLimit != null) {
+            // a bare number is seconds, as in a job file
+            spec.setTimeLimitSeconds(flag("--time-limit", timeLimit, n -> JobFile.Seconds.of(
+                    timeLimit.matches("\\d{1,12}") ? com.fasterxml.jackson.databind.node.LongNode.valueOf(
+                            Long.parseLong(timeLimit)) : n)).seconds());
         }
         if (priceCeiling != null) {
             spec.setPriceCeilingMicrosPerHour(flag("--price-ceiling", priceCeiling, JobFile.Usd::of).micros());

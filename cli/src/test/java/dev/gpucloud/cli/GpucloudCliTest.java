@@ -298,6 +298,20 @@ class GpucloudCliTest {
     }
 
     @Test
+    void the_time_limit_flag_reads_a_duration_like_the_job_file() {
+        assertThat(cli("submit", "--tenant", "acme", "--time-limit", "2h", "--", "sleep", "1").code()).isZero();
+        assertThat(submitted.get(submitted.size() - 1).getSpec().getTimeLimitSeconds()).isEqualTo(7200);
+        assertThat(cli("submit", "--tenant", "acme", "--time-limit", "90", "--", "sleep", "1").code()).isZero();
+        assertThat(submitted.get(submitted.size() - 1).getSpec().getTimeLimitSeconds()).isEqualTo(90);
+        int before = submitted.size();
+        assertOneLineError(cli("submit", "--tenant", "acme", "--time-limit", "2d", "--", "sleep", "1"),
+                "--time-limit: '2d' is not a duration");
+        assertOneLineError(cli("submit", "--tenant", "acme", "--time-limit", "9000h", "--", "sleep", "1"),
+                "--time-limit", "more than a year");
+        assertThat(submitted).hasSize(before);
+    }
+
+    @Test
     void a_refused_connection_names_the_address_and_how_to_start_the_stack() throws Exception {
         int closed;
         try (ServerSocket socket = new ServerSocket(0)) {

@@ -36,6 +36,7 @@ class JobFileTest {
             priority: high
             checkpoint: {every: 30m, to: s3://ckpt/llama-ft}
             runtime_estimate: 6h30m
+            time_limit: 8h
             deadline: 2026-12-24T18:00:00+01:00
             price_ceiling: 85.5
             env: {EPOCHS: 3, DATASET: "s3://data/alpaca"}
@@ -72,6 +73,7 @@ class JobFileTest {
         assertThat(spec.getCheckpoint().getIntervalSeconds()).isEqualTo(1800);
         assertThat(spec.getCheckpoint().getLocation()).isEqualTo("s3://ckpt/llama-ft");
         assertThat(spec.getRuntimeEstimateSeconds()).isEqualTo(6 * 3600 + 1800);
+        assertThat(spec.getTimeLimitSeconds()).isEqualTo(8 * 3600);
         assertThat(spec.getDeadline().getSeconds()).isEqualTo(java.time.Instant.parse("2026-12-24T17:00:00Z")
                 .getEpochSecond());
         assertThat(spec.getPriceCeilingMicrosPerHour()).isEqualTo(85_500_000L);
@@ -87,7 +89,7 @@ class JobFileTest {
                 {"name": "llama-ft", "workers": 2, "resources": {"gpus": 8, "cpu": "16", "memory": "256Gi",
                  "gpu_models": ["A100-SXM4-80GB", "H100-SXM5-80GB"], "min_gpu_memory": "80Gi"},
                  "interconnect": "RDMA", "capacity": "spot_preferred", "priority": "high",
-                 "checkpoint": {"every": 1800, "to": "s3://ckpt/llama-ft"}, "runtime_estimate": "6h30m",
+                 "checkpoint": {"every": 1800, "to": "s3://ckpt/llama-ft"}, "runtime_estimate": "6h30m", "time_limit": 28800,
                  "deadline": "2026-12-24T18:00:00+01:00", "price_ceiling": 85.5,
                  "env": {"EPOCHS": "3", "DATASET": "s3://data/alpaca"}, "secret_env": ["HF_TOKEN"],
                  "command": ["torchrun", "--nproc-per-node=8", "train.py"]}
@@ -125,6 +127,9 @@ class JobFileTest {
             List.of("command: [x]\ncapacity: cheap\n", "capacity", "on-demand, spot, spot-preferred"),
             List.of("command: [x]\ncheckpoint: {every: often}\n", "checkpoint.every", "is not a duration"),
             List.of("command: [x]\nruntime_estimate: 2d\n", "runtime_estimate", "'2d' is not a duration"),
+            List.of("command: [x]\ntime_limit: 2d\n", "line 2", "time_limit", "'2d' is not a duration"),
+            List.of("command: [x]\ntime_limit: 9000h\n", "line 2", "time_limit", "more than a year"),
+            List.of("command: [x]\ntime_limit: 40000000\n", "line 2", "time_limit", "more than a year"),
             List.of("command: [x]\ndeadline: tomorrow\n", "deadline", "'tomorrow' is not a moment"),
             List.of("command: [x]\ndeadline: 2026-12-24T18:00:00\n", "deadline", "with its offset"),
             List.of("command: [x]\nprice_ceiling: -3\n", "price_ceiling", "is not a price"),
@@ -168,7 +173,6 @@ class JobFileTest {
             List.of("command: [x]\nafter: job-1\n", "line 2", "after: expected a list"),
             List.of("command: [x]\nafter: [\"\"]\n", "an empty job id"),
             List.of("command: [x]\nafter: [" + "job-1, ".repeat(65) + "job-1]\n", "after: at most 64 jobs, has 66"),
-            List.of("command: [x]\ntime_limit: 2h\n", "'time_limit' is not supported yet"),
             List.of("name: x\n", "command: every job has one"),
             List.of("workers: 0\ncommand: [x]\n", "workers: at least 1, is 0"),
             List.of("resources: {milli_gpu: 1000}\ncommand: [x]\n", "resources.milli_gpu: 1..999"),

@@ -28,6 +28,8 @@ public final class JobRun {
     private long attainedGpuSeconds;
     /** When it last went back in line (Long.MIN_VALUE: never; it waits since its submission). */
     private long requeuedAtMillis = Long.MIN_VALUE;
+    /** Milliseconds its ended attempts ran (from all workers started to the attempt's end): its time limit's use. */
+    private long ranMillis;
 
     /** A new job; {@code gpuMilli} is what all its workers hold together (1000 per whole GPU). */
     public JobRun(String jobId, int gpuMilli, RetryPolicy retry) {
@@ -64,10 +66,23 @@ public final class JobRun {
         return run;
     }
 
+    /** A job restored from storage, with the running time its ended attempts used ({@link #ranMillisAt}). */
+    public static JobRun restore(String jobId, int gpuMilli, RetryPolicy retry, JobState state, int attempt,
+            int failures, int interruptions, String resumeFrom, long lastCheckpointMillis, long runningSinceMillis,
+            long lostWorkSeconds, long lostGpuSeconds, long attainedGpuSeconds, long requeuedAtMillis,
+            long ranMillis) {
+        JobRun run = restore(jobId, gpuMilli, retry, state, attempt, failures, interruptions, resumeFrom,
+                lastCheckpointMillis, runningSinceMillis, lostWorkSeconds, lostGpuSeconds, attainedGpuSeconds,
+                requeuedAtMillis);
+        run.ranMillis = ranMillis;
+        return run;
+    }
+
     /** The attempt that ran since {@code runningSinceMillis} ends at {@code atMillis}: its service counts. */
     private void endAttempt(long atMillis) {
         if (runningSinceMillis != Long.MIN_VALUE && atMillis > runningSinceMillis) {
             attainedGpuSeconds += (atMillis - runningSinceMillis) / 1000 * gpuMilli / 1000;
+            ranMillis += atMillis - runningSinceMillis;
         }
         runningSinceMillis = Long.MIN_VALUE;
     }
@@ -205,6 +220,22 @@ public final class JobRun {
     /** GPU-seconds its ended attempts ran. */
     public long attainedGpuSeconds() {
         return attainedGpuSeconds;
+    }
+
+    /** Milliseconds its ended attempts ran, as stored; {@link #ranMillisAt} adds the running attempt. */
+    public long ranMillis() {
+        return ranMillis;
+    }
+
+    /**
+     * The running time it has used by {@code atMillis}, summed over its attempts: each counts from when all its
+     * workers started until it ended; the running (or checkpointing) attempt counts until {@code atMillis}. Time
+     * queued or placed but not started never counts.
+     */
+    public long ranMillisAt(long atMillis) {
+        boolean runs = state == JobState.RUNNING || state == JobState.CHECKPOINTING;
+        return ranMillis + (runs && runningSinceMillis != Long.MIN_VALUE ? Math.max(0, atMillis - runningSinceMillis)
+                : 0);
     }
 
     /** When it last went back in line, Long.MIN_VALUE when never. */

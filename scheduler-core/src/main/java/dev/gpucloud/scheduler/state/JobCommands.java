@@ -3,6 +3,7 @@ package dev.gpucloud.scheduler.state;
 import dev.gpucloud.contracts.events.JobState;
 import dev.gpucloud.scheduler.lifecycle.GangSettlement;
 import dev.gpucloud.scheduler.lifecycle.JobRun;
+import dev.gpucloud.scheduler.lifecycle.TimeLimit;
 import dev.gpucloud.scheduler.lifecycle.Transition;
 import dev.gpucloud.scheduler.lifecycle.WorkerOutcome;
 import dev.gpucloud.scheduler.state.SchedulerState.Stop;
@@ -20,7 +21,9 @@ import java.util.List;
  * worker or host, a spot reclaim, a preemption, a missed checkpoint deadline) goes back to the queue to
  * resume from its latest checkpoint, and its reason says how much work it lost and where it resumes; a
  * failed exit is retried within the job's {@code RetryPolicy}; a job asked to checkpoint and stop is
- * stopped once every worker saved the checkpoint, or at the deadline without it.
+ * stopped once every worker saved the checkpoint, or at the deadline without it. A job at its time limit is
+ * stopped the same way, but its stop {@linkplain Stop#ends ends} it: FAILED saying so, never retried nor
+ * requeued, whatever else happens to it meanwhile (a lost or failed worker).
  */
 public final class JobCommands {
 
@@ -64,8 +67,16 @@ public final class JobCommands {
         }
         GangSettlement.Verdict verdict = GangSettlement.settle(job.state(), job.workers(), attempt);
         JobRun run = job.run();
+        Stop stop = job.stop();
+        if (stop != null && stop.ends() && verdict instanceof GangSettlement.Verdict.WorkerLost lost) {
+            return fail(job, stop.reason() + "; worker " + lost.rank() + " on " + lost.nodeId() + " was lost",
+                    nowMillis);
+        }
+        if (stop != null && stop.ends() && verdict instanceof GangSettlement.Verdict.WorkerFailed failed) {
+            job.exitCode(failed.exitCode());
+            return fail(job, stop.reason() + "; worker " + failed.rank() + " exited " + failed.exitCode(), nowMillis);
+        }
         if (verdict instanceof GangSettlement.Verdict.WorkerLost lost) {
-            Stop stop = job.stop();
             return interrupt(job, "worker " + lost.rank() + " on " + lost.nodeId() + " was lost"
                     + (stop != null ? " (" + stop.reason() + ")" : ""), nowMillis);
         }
@@ -117,14 +128,18 @@ public final class JobCommands {
     /**
      * Asks a placed job to checkpoint by {@code deadlineMillis} and then stop, for {@code why} (and to make
      * room for {@code preemptor}, or null). A running job is asked (CHECKPOINTING); one that has not started
-     * has nothing to save and is stopped at once; one already asked keeps the latest request.
+     * has nothing to save and is stopped at once; one already asked keeps the latest request, except that a stop
+     * for its time limit stays one (it still ends the job, by the earlier deadline).
      */
     public static Outcome askToCheckpoint(JobRow job, long deadlineMillis, String why, String preemptor,
             long nowMillis) {
         Stop stop = new Stop(why, deadlineMillis, preemptor);
         switch (job.state()) {
             case CHECKPOINTING -> {
-                job.stop(stop);
+                Stop old = job.stop();
+                job.stop(old != null && old.ends() ? Stop.ending(old.reason(),
+                        Math.min(old.deadlineMillis(), deadlineMillis), preemptor != null ? preemptor : old.preemptor())
+                        : stop);
                 return Outcome.STORE;
             }
             case SCHEDULED -> {
@@ -157,6 +172,9 @@ public final class JobCommands {
         Transition t = job.run().checkpointSaved(path, savedAtMillis);
         job.reason(t.reason());
         Stop stop = job.stop();
+        if (stop != null && stop.ends() && wasCheckpointing) {
+            return fail(job, stop.reason() + "; checkpoint saved at " + path, nowMillis);
+        }
         if (stop != null && wasCheckpointing) {
             return interrupt(job, stop.reason() + ", after its checkpoint", nowMillis);
         }
@@ -174,7 +192,42 @@ public final class JobCommands {
             job.stop(null);
             return Outcome.STORE;
         }
+        if (stop.ends()) {
+            return fail(job, stop.reason() + "; no checkpoint by the deadline", nowMillis);
+        }
         return interrupt(job, stop.reason() + ", no checkpoint by the deadline", nowMillis);
+    }
+
+    /**
+     * The placed job reached its time limit of {@code limitSeconds}: one that {@code checkpoints} and runs is
+     * asked to checkpoint by {@code deadlineMillis}, with a stop that ends it (FAILED once its checkpoint is saved,
+     * or at the deadline without one); one that does not checkpoint, or has not started, is FAILED at once. A job
+     * checkpointing for another stop (a preemption) is ended by this one instead, by the earlier deadline. One
+     * already stopped for its limit, or not placed, is left as it is.
+     */
+    public static Outcome timeLimitReached(JobRow job, long limitSeconds, boolean checkpoints, long deadlineMillis,
+            long nowMillis) {
+        Stop old = job.stop();
+        if (!GangSettlement.placed(job.state()) || old != null && old.ends()) {
+            return Outcome.NONE;
+        }
+        String why = TimeLimit.reason(limitSeconds, job.run().ranMillisAt(nowMillis));
+        if (job.state() == JobState.SCHEDULED) {
+            return fail(job, why + " over its earlier attempts; stopped before it started again", nowMillis);
+        }
+        if (!checkpoints) {
+            return fail(job, why + "; it saves no checkpoints", nowMillis);
+        }
+        String asked = why + "; checkpoint by " + Instant.ofEpochMilli(deadlineMillis);
+        if (job.state() == JobState.CHECKPOINTING) {
+            long by = old == null ? deadlineMillis : Math.min(old.deadlineMillis(), deadlineMillis);
+            job.stop(Stop.ending(why, by, old == null ? null : old.preemptor()));
+            job.reason(why + "; checkpoint by " + Instant.ofEpochMilli(by));
+            return Outcome.STORE;
+        }
+        job.stop(Stop.ending(why, deadlineMillis, null));
+        job.reason(job.run().checkpointRequested(asked).reason());
+        return new Outcome(Effect.ANNOUNCE, false, deadlineMillis, null);
     }
 
     /** Cancels a job that has not ended; its workers are stopped. An ended job stays as it is. */

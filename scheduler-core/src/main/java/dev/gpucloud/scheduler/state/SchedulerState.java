@@ -42,9 +42,15 @@ public final class SchedulerState {
 
         /**
          * Placed: SCHEDULED, RUNNING or CHECKPOINTING on its current attempt's allocations. {@code stop} is set
-         * while it is asked to checkpoint and then stop (null otherwise).
+         * while it is asked to checkpoint and then stop (null otherwise); {@code timeLimitAtMillis} is when it
+         * reaches its time limit if it keeps running ({@code TimeLimit#reachedAtMillis}; Long.MAX_VALUE: never).
          */
-        record Placed(RunningJob job, Stop stop) implements JobRecord {
+        record Placed(RunningJob job, Stop stop, long timeLimitAtMillis) implements JobRecord {
+            /** A placed job without a time limit. */
+            public Placed(RunningJob job, Stop stop) {
+                this(job, stop, Long.MAX_VALUE);
+            }
+
             public String jobId() {
                 return job.jobId();
             }
@@ -82,16 +88,29 @@ public final class SchedulerState {
     }
 
     /**
-     * A job asked to checkpoint and then stop: why, by when (after which it is stopped anyway), and the job
-     * it makes room for (a preemptor, or null).
+     * A job asked to checkpoint and then stop: why, by when (after which it is stopped anyway), the job it
+     * makes room for (a preemptor, or null), and whether the stop {@code ends} the job (FAILED: it reached its
+     * time limit) rather than requeueing it to resume.
      */
-    public record Stop(String reason, long deadlineMillis, String preemptor) {
+    public record Stop(String reason, long deadlineMillis, String preemptor, boolean ends) {
+
+        /** A stop that requeues the job (a preemption, a spot reclaim, a drain). */
+        public Stop(String reason, long deadlineMillis, String preemptor) {
+            this(reason, deadlineMillis, preemptor, false);
+        }
+
+        /** A stop that ends the job: its time limit was reached. */
+        public static Stop ending(String reason, long deadlineMillis, String preemptor) {
+            return new Stop(reason, deadlineMillis, preemptor, true);
+        }
     }
 
     private final Fleet fleet;
     private final JobQueue queue;
     private final Map<String, RunningJob> running = new HashMap<>();
     private final Map<String, Stop> stopping = new HashMap<>();
+    /** When each placed job with a time limit reaches it, if it keeps running. */
+    private final Map<String, Long> timeLimitAt = new HashMap<>();
     private final Set<String> started = new HashSet<>();
     /** Jobs waiting for their dependencies: what each waits for, and who waits for each dependency id. */
     private final Map<String, List<String>> waiting = new HashMap<>();
@@ -121,6 +140,7 @@ public final class SchedulerState {
         if (record instanceof JobRecord.Queued q) {
             untrack(id);
             stopping.remove(id);
+            timeLimitAt.remove(id);
             queue.remove(id); // a requeued job's entry is the new attempt's; its seq keeps its place
             queue.enqueue(q.entry());
         } else if (record instanceof JobRecord.Placed p) {
@@ -131,9 +151,15 @@ public final class SchedulerState {
             } else {
                 stopping.remove(id);
             }
+            if (p.timeLimitAtMillis() != Long.MAX_VALUE) {
+                timeLimitAt.put(id, p.timeLimitAtMillis());
+            } else {
+                timeLimitAt.remove(id);
+            }
         } else { // ended, or waiting for its dependencies: holds nothing, waits in no queue
             untrack(id);
             stopping.remove(id);
+            timeLimitAt.remove(id);
             queue.remove(id);
         }
     }
@@ -244,6 +270,16 @@ public final class SchedulerState {
     /** Jobs asked to checkpoint whose deadline has come: they are stopped now, checkpoint or not. */
     public List<String> overdue(long nowMillis) {
         return stopping.entrySet().stream().filter(e -> e.getValue().deadlineMillis() <= nowMillis)
+                .map(Map.Entry::getKey).sorted().toList();
+    }
+
+    /**
+     * Placed jobs that reached their time limit by {@code nowMillis} and are not being stopped for it yet (one
+     * checkpointing for another reason, such as a preemption, is among them: the limit ends it instead).
+     */
+    public List<String> pastTimeLimit(long nowMillis) {
+        return timeLimitAt.entrySet().stream().filter(e -> e.getValue() <= nowMillis)
+                .filter(e -> stopping.get(e.getKey()) == null || !stopping.get(e.getKey()).ends())
                 .map(Map.Entry::getKey).sorted().toList();
     }
 

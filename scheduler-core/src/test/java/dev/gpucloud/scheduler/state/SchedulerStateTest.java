@@ -220,4 +220,20 @@ class SchedulerStateTest {
         v.put("free GPUs", s.fleet().node("h1").orElseThrow().wholeFree());
         return v;
     }
+
+    @Test
+    void placed_jobs_past_their_time_limit_are_found_until_a_stop_for_it_is_asked() {
+        SchedulerState s = fresh();
+        Placed p = placed("over", "t", 1000, NOW, null);
+        s.replay(new Placed(p.job(), null, NOW - 1));
+        s.replay(new Placed(placed("under", "t", 1000, NOW, null).job(), null, NOW + 60_000));
+        s.replay(new Placed(placed("preempted", "t", 1000, NOW, null).job(),
+                new Stop("preempted by high", NOW + 60_000, "high"), NOW));
+        s.replay(placed("unlimited", "t", 1000, NOW, null));
+        assertThat(s.pastTimeLimit(NOW)).containsExactly("over", "preempted");
+        s.replay(new Placed(p.job(), Stop.ending("time limit", NOW + 60_000, null), NOW - 1));
+        assertThat(s.pastTimeLimit(NOW)).containsExactly("preempted");
+        s.replay(new Ended("preempted"));
+        assertThat(s.pastTimeLimit(NOW)).isEmpty();
+    }
 }

@@ -136,7 +136,8 @@ class JobServiceTest {
                 Arguments.of("bad MIG profile", (UnaryOperator<SubmitJobRequest.Builder>) r -> r.setSpec(r.getSpec().toBuilder().setGpusPerWorker(0).setMigProfile("<script>")), "spec.migProfile"),
                 Arguments.of("unknown enum", (UnaryOperator<SubmitJobRequest.Builder>) r -> r.setSpec(r.getSpec().toBuilder().setInterconnectValue(99)), "spec.interconnect"),
                 Arguments.of("no command", (UnaryOperator<SubmitJobRequest.Builder>) r -> r.setSpec(r.getSpec().toBuilder().clearCommand()), "spec.command"),
-                Arguments.of("oversized argument", (UnaryOperator<SubmitJobRequest.Builder>) r -> r.setSpec(r.getSpec().toBuilder().addCommand("y".repeat(10_000))), "spec.command"));
+                Arguments.of("oversized argument", (UnaryOperator<SubmitJobRequest.Builder>) r -> r.setSpec(r.getSpec().toBuilder().addCommand("y".repeat(10_000))), "spec.command"),
+                Arguments.of("time limit over a year", (UnaryOperator<SubmitJobRequest.Builder>) r -> r.setSpec(r.getSpec().toBuilder().setTimeLimitSeconds(367L * 24 * 3600)), "spec.timeLimitSeconds"));
     }
 
     @ParameterizedTest(name = "{0}: INVALID_ARGUMENT naming {2}")

@@ -126,6 +126,16 @@ public interface SchedulerConfig {
     @WithDefault("60s")
     Duration preemptionGrace();
 
+    /** How often the leader looks for placed jobs past their time limit; a job may run this much over it. */
+    @WithDefault("5s")
+    Duration timeLimitSweep();
+
+    /**
+     * How long a job at its time limit has to save its last checkpoint before it is stopped anyway (unset: the
+     * {@code preemption-grace}).
+     */
+    Optional<Duration> timeLimitGrace();
+
     /** Checkpoint deadline for a spot interruption notice that carries none (AWS gives 2 minutes). */
     @WithDefault("120s")
     Duration spotNotice();

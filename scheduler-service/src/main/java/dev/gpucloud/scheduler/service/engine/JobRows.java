@@ -9,6 +9,7 @@ import dev.gpucloud.contracts.events.WorkerPlacement;
 import dev.gpucloud.scheduler.framework.PlacementRequest;
 import dev.gpucloud.scheduler.lifecycle.JobRun;
 import dev.gpucloud.scheduler.lifecycle.RetryPolicy;
+import dev.gpucloud.scheduler.lifecycle.TimeLimit;
 import dev.gpucloud.scheduler.lifecycle.WorkerOutcome;
 import dev.gpucloud.scheduler.queue.QueuedJob;
 import dev.gpucloud.scheduler.queue.RunningJob;
@@ -91,7 +92,7 @@ final class JobRows {
                 job.lastCheckpointAt == null ? Long.MIN_VALUE : job.lastCheckpointAt.toEpochMilli(),
                 job.runningSince == null ? Long.MIN_VALUE : job.runningSince.toEpochMilli(),
                 job.lostWorkSeconds, job.lostGpuSeconds, job.attainedGpuSeconds,
-                job.requeuedAt == null ? Long.MIN_VALUE : job.requeuedAt.toEpochMilli());
+                job.requeuedAt == null ? Long.MIN_VALUE : job.requeuedAt.toEpochMilli(), job.ranMillis);
         return new JobRow(job.tenant, spec == null ? 0 : spec.workers(), run, job.reason, job.exitCode, stopOf(job));
     }
 
@@ -110,6 +111,7 @@ final class JobRows {
         job.lostWorkSeconds = run.lostWorkSeconds();
         job.lostGpuSeconds = run.lostGpuSeconds();
         job.attainedGpuSeconds = run.attainedGpuSeconds();
+        job.ranMillis = run.ranMillis();
         job.requeuedAt = run.requeuedAtMillis() == Long.MIN_VALUE ? null : Instant.ofEpochMilli(run.requeuedAtMillis());
         job.reason = row.reason();
         job.exitCode = row.exitCode();
@@ -188,7 +190,8 @@ final class JobRows {
             stop = new Stop("asked to checkpoint before the scheduler restarted", System.currentTimeMillis()
                     + config.preemptionGrace().toMillis(), null);
         }
-        return new JobRecord.Placed(runningJob(job, spec, held), stop);
+        return new JobRecord.Placed(runningJob(job, spec, held), stop,
+                TimeLimit.reachedAtMillis(rowOf(job, spec).run(), spec.timeLimitSeconds()));
     }
 
     /** An allocation's row as scheduler-core's rules take it. */
@@ -238,13 +241,14 @@ final class JobRows {
     /** The job's stop request, as its row holds it (null: none). */
     static Stop stopOf(JobEntity job) {
         return job.stopDeadline == null ? null
-                : new Stop(job.stopReason, job.stopDeadline.toEpochMilli(), job.stopPreemptor);
+                : new Stop(job.stopReason, job.stopDeadline.toEpochMilli(), job.stopPreemptor, job.stopEnds);
     }
 
     static void setStop(JobEntity job, Stop stop) {
         job.stopReason = stop == null ? null : stop.reason();
         job.stopDeadline = stop == null ? null : Instant.ofEpochMilli(stop.deadlineMillis());
         job.stopPreemptor = stop == null ? null : stop.preemptor();
+        job.stopEnds = stop != null && stop.ends();
     }
 
     /**

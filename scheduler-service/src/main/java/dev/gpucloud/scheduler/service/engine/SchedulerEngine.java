@@ -92,6 +92,8 @@ public class SchedulerEngine {
     private final JobRows rows;
     /** What a takeover and a following standby read back. */
     private final StateReads reads;
+    /** Placed jobs past their time limit. */
+    private final TimeLimitSweep timeLimits;
     /** When the last scheduling pass completed, and how many jobs waited then: what readiness reports. */
     private volatile long lastPassCompletedMillis = System.currentTimeMillis();
     private volatile int pendingJobs;
@@ -123,6 +125,7 @@ public class SchedulerEngine {
                 config.defaultRuntimeEstimate().toSeconds()), rows, config, allocationEvents);
         this.reads = new StateReads(sessions, Memory.recentEnds(config));
         txs.afterOperation(this::releaseDependentsSoon);
+        this.timeLimits = new TimeLimitSweep(txs, memory, config);
         this.nodeRules = new NodeEvents.Settings(config.spotNotice(), config.preemptionGrace(), config.xidQuarantine());
     }
 
@@ -156,6 +159,19 @@ public class SchedulerEngine {
                 scheduleSoon().subscribe().with(v -> { });
             }
         });
+        vertx.setPeriodic(config.timeLimitSweep().toMillis(), id -> sweepTimeLimits());
+    }
+
+    /** Only the leader applies time limits; a failed sweep is tried again at the next one. */
+    private void sweepTimeLimits() {
+        if (!leader.leads()) {
+            return;
+        }
+        timeLimits.sweep().subscribe().with(n -> {
+            if (n > 0) {
+                scheduleSoon().subscribe().with(v -> { });
+            }
+        }, f -> LOG.warnf("the time-limit sweep failed (%s); the next one retries", DatabaseFailures.clip(f)));
     }
 
     // ---------------------------------------------------------------- leadership

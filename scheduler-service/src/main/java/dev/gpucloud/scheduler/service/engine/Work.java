@@ -264,6 +264,31 @@ final class Work {
     }
 
     /**
+     * The placed job reached its time limit ({@link JobCommands#timeLimitReached}): asked for a last checkpoint by
+     * the deadline, then ended FAILED, or failed at once when it saves none or has not started.
+     */
+    Uni<Void> reachTimeLimit(String jobId, long deadlineMillis, long nowMillis) {
+        return job(jobId).flatMap(job -> {
+            if (job == null) {
+                changes.job(new dev.gpucloud.scheduler.state.SchedulerState.JobRecord.Ended(jobId));
+                return Uni.createFrom().voidItem();
+            }
+            if (!GangSettlement.placed(job.state)) {
+                return Uni.createFrom().voidItem();
+            }
+            JobSpec spec = readableSpec(job);
+            if (spec == null) {
+                return fail(job, UNREADABLE);
+            }
+            return activeAllocations(job).flatMap(active -> {
+                JobRow row = tools.rows().rowOf(job, spec);
+                return carryOut(job, spec, row, JobCommands.timeLimitReached(row, spec.timeLimitSeconds(),
+                        spec.checkpoint().intervalSeconds() > 0, deadlineMillis, nowMillis), active);
+            });
+        });
+    }
+
+    /**
      * Ends a job the scheduler cannot go on with ({@link JobCommands#fail}): FAILED with {@code why}, its workers
      * stopped. Its spec is read if it can be, not needed: an unreadable spec may be what is wrong.
      */

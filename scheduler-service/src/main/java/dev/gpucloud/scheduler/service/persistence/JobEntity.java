@@ -61,6 +61,12 @@ public class JobEntity {
     public Instant stopDeadline;
     @Column(name = "stop_preemptor")
     public String stopPreemptor;
+    /** Whether that stop ends the job (its time limit) rather than requeueing it. */
+    @Column(name = "stop_ends")
+    public boolean stopEnds;
+    /** The running time its ended attempts used, which its time limit bounds. */
+    @Column(name = "ran_millis")
+    public long ranMillis;
     /** The array the job is an element of, and its index there; both null for a job of its own. */
     @Column(name = "array_id")
     public String arrayId;

@@ -207,7 +207,8 @@ class GrpcFuzzTest {
                 case 12 -> spec.clearCommand().addCommand(hostile.text(Limits.COMMAND_ARG));
                 case 13 -> spec.putEnv(hostile.text(Limits.ENV_NAME), hostile.text(Limits.ENV_VALUE));
                 case 14 -> spec.setPriceCeilingMicrosPerHour(hostile.number(Limits.PRICE_CEILING))
-                        .setRuntimeEstimateSeconds(hostile.number(Limits.RUNTIME_ESTIMATE));
+                        .setRuntimeEstimateSeconds(hostile.number(Limits.RUNTIME_ESTIMATE))
+                        .setTimeLimitSeconds(hostile.number(Limits.TIME_LIMIT));
                 default -> spec.setInterconnectValue(hostile.nextInt(6)).setCapacityValue(hostile.nextInt(6))
                         .setPriorityValue(hostile.nextInt(6));
             }
