@@ -61,21 +61,29 @@ final class ConsoleSession {
      * request that names neither is refused too: the console's own pages always send one.
      */
     static boolean sameOrigin(HttpServerRequest request) {
-        String host = request.getHeader("Host");
-        if (host == null || host.isBlank()) {
+        io.vertx.core.net.HostAndPort authority = request.authority(); // Host in HTTP/1.1, :authority in HTTP/2
+        if (authority == null || authority.host() == null || authority.host().isBlank()) {
             return false;
         }
-        String own = (request.isSSL() ? "https://" : "http://") + host.strip().toLowerCase(java.util.Locale.ROOT);
+        String scheme = request.isSSL() ? "https" : "http";
         String origin = request.getHeader("Origin");
-        if (origin != null) {
-            return origin.strip().toLowerCase(java.util.Locale.ROOT).equals(own);
+        if (origin == null) {
+            origin = request.getHeader("Referer");
         }
-        String referer = request.getHeader("Referer");
-        if (referer != null) {
-            String r = referer.strip().toLowerCase(java.util.Locale.ROOT);
-            return r.equals(own) || r.startsWith(own + "/");
+        if (origin == null || origin.isBlank() || origin.strip().equals("null")) {
+            return false;
         }
-        return false;
+        try {
+            java.net.URI uri = new java.net.URI(origin.strip());
+            return scheme.equalsIgnoreCase(uri.getScheme()) && authority.host().equalsIgnoreCase(uri.getHost())
+                    && port(scheme, authority.port()) == port(scheme, uri.getPort());
+        } catch (java.net.URISyntaxException e) {
+            return false;
+        }
+    }
+
+    private static int port(String scheme, int port) {
+        return port >= 0 ? port : scheme.equals("https") ? 443 : 80;
     }
 
     /**
