@@ -43,9 +43,9 @@ class ConsoleIT {
     @BeforeAll
     static void up() throws Exception {
         WalkingSkeletonIT.gpucloud("up");
-        WalkingSkeletonIT.gpucloud("--profile", "console", "login", "--dev", "--user", "ada", "--tenant", TENANT,
+        WalkingSkeletonIT.gpucloud("--profile", "ada", "login", "--dev", "--user", "ada", "--tenant", TENANT,
                 "--role", "tenant-admin");
-        token = Files.readString(RUN_DIR.resolve("home/profiles/console.token")).strip();
+        token = Files.readString(RUN_DIR.resolve("home/profiles/ada.token")).strip();
         channel = StackTls.channel(RUN_DIR, WalkingSkeletonIT.SCHEDULER);
         System.setProperty("webdriver.chrome.driver", "/usr/bin/chromedriver"); // Debian's: nothing is downloaded
         ChromeOptions options = new ChromeOptions();
@@ -77,11 +77,11 @@ class ConsoleIT {
                                 .addCommand("sleep").addCommand(seconds)).build()).getJob().getJobId();
     }
 
-    /** What `./gpucloud --profile console console` printed: the sign-in link. */
+    /** What `./gpucloud --profile ada console` printed: the sign-in link. */
     static String consoleLink() throws Exception {
         Path log = RUN_DIR.resolve("gpucloud.log");
         long before = Files.exists(log) ? Files.size(log) : 0;
-        WalkingSkeletonIT.gpucloud("--profile", "console", "console");
+        WalkingSkeletonIT.gpucloud("--profile", "ada", "console");
         String printed = Files.readString(log).substring((int) before);
         return printed.lines().filter(l -> l.startsWith("https://")).reduce((a, b) -> b).orElseThrow(() ->
                 new AssertionError("gpucloud console printed no link:\n" + printed));
