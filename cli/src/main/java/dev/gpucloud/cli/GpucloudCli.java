@@ -48,7 +48,8 @@ import picocli.CommandLine.Parameters;
                 ClusterCommands.CapacityCommand.class, ClusterCommands.Usage.class, ClusterCommands.Cordon.class,
                 ClusterCommands.Drain.class, ClusterCommands.Undrain.class, Identity.Login.class, Identity.WhoAmI.class,
                 Identity.Logout.class, Identity.Issuer.class, AuditTrailCommand.class, InvoiceCommands.class,
-                TraceCommand.class, LogsCommand.class, ConfigCommands.class, CompletionCommand.class})
+                TraceCommand.class, LogsCommand.class, ConsoleCommand.class, ConfigCommands.class,
+                CompletionCommand.class})
 public class GpucloudCli {
 
     @Option(names = {"--server", "--scheduler"}, paramLabel = "HOST:PORT[,...]",

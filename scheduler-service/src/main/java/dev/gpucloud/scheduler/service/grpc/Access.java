@@ -13,7 +13,7 @@ import io.grpc.StatusRuntimeException;
  * token, a request that names another tenant is PERMISSION_DENIED, and another tenant's job is NOT_FOUND, in
  * the same words as a job that does not exist, so that ids do not leak.
  */
-final class Access {
+public final class Access {
 
     private Access() {
     }
@@ -35,7 +35,7 @@ final class Access {
      * The tenant whose jobs a listing shows: the one named, if the caller may read it; with none named, the
      * caller's only tenant, or every tenant (null) for an operator.
      */
-    static String listingTenant(Caller caller, String named) {
+    public static String listingTenant(Caller caller, String named) {
         if (named.isEmpty()) {
             if (caller.readsEveryTenantsJobs()) {
                 return null;
@@ -52,7 +52,7 @@ final class Access {
     }
 
     /** The job, if the caller may read it; else NOT_FOUND, as for a job that does not exist. */
-    static JobView readable(Caller caller, JobView job) {
+    public static JobView readable(Caller caller, JobView job) {
         if (!caller.readsJobsOf(job.tenant())) {
             throw new JobNotFoundException(job.jobId());
         }
@@ -72,7 +72,7 @@ final class Access {
      * The tenant whose quota and usage is asked for: the one named, or the caller's only one, if the caller reads
      * its usage (its tenant-admins, finance and operators).
      */
-    static String usageTenant(Caller caller, String named) {
+    public static String usageTenant(Caller caller, String named) {
         String tenant = named.isEmpty() ? caller.onlyTenant().orElseThrow(() -> GrpcErrors.invalid(
                 "field 'tenant' is required: the token of " + caller.describe() + " does not name exactly one tenant"))
                 : Tenants.require(named, "tenant");
@@ -90,7 +90,7 @@ final class Access {
         }
     }
 
-    static StatusRuntimeException denied(String message) {
+    public static StatusRuntimeException denied(String message) {
         return Status.PERMISSION_DENIED.withDescription(message).asRuntimeException();
     }
 }

@@ -13,6 +13,7 @@ import io.grpc.Status;
 import io.quarkus.oidc.AccessTokenCredential;
 import io.quarkus.oidc.TenantIdentityProvider;
 import io.quarkus.security.identity.SecurityIdentity;
+import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
@@ -91,8 +92,7 @@ public class Authentication implements ServerInterceptor {
         Waiting<ReqT> waiting = new Waiting<>();
         io.vertx.core.Context arrivedOn = Vertx.currentContext();
         Executor back = arrivedOn == null ? Runnable::run : task -> arrivedOn.runOnContext(v -> task.run());
-        identities.authenticate(new AccessTokenCredential(token))
-                .map(this::callerOf)
+        verify(token).map(Verified::caller)
                 .emitOn(back)
                 .subscribe().with(
                         caller -> waiting.start(Contexts.interceptCall(context.withValue(CALLER, caller), call, headers,
@@ -107,6 +107,34 @@ public class Authentication implements ServerInterceptor {
         return waiting;
     }
 
+    /** Whether tokens are checked at all (off only in the service's own tests). */
+    public boolean enabled() {
+        return enabled;
+    }
+
+    /** A token that passed: who it names and when it stops passing (null: the token says no expiry). */
+    public record Verified(Caller caller, java.time.Instant expires) {
+    }
+
+    /**
+     * Verifies a bearer token exactly as every API call's is verified (quarkus-oidc: signature, issuer, audience,
+     * expiry; then the tenants claim); the web console checks its session cookie's token with this too. Fails with
+     * an exception whose {@link #why} says what was wrong, without the token.
+     */
+    public Uni<Verified> verify(String token) {
+        if (!enabled) {
+            return Uni.createFrom().item(new Verified(Caller.authenticationOff(), null));
+        }
+        return identities.authenticate(new AccessTokenCredential(token)).map(identity -> {
+            java.time.Instant expires = null;
+            if (identity.getPrincipal() instanceof org.eclipse.microprofile.jwt.JsonWebToken jwt
+                    && jwt.getExpirationTime() > 0) {
+                expires = java.time.Instant.ofEpochSecond(jwt.getExpirationTime());
+            }
+            return new Verified(callerOf(identity), expires);
+        });
+    }
+
     private Caller callerOf(SecurityIdentity identity) {
         try {
             return Callers.of(identity, tenantsClaim);
@@ -116,7 +144,7 @@ public class Authentication implements ServerInterceptor {
     }
 
     /** What a verification failure says, without the token or a stack. */
-    private static String why(Throwable failure) {
+    public static String why(Throwable failure) {
         if (failure instanceof TokenRefused refused) {
             return refused.getMessage();
         }

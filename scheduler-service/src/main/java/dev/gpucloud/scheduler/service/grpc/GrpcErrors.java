@@ -12,7 +12,7 @@ import io.grpc.StatusRuntimeException;
 import org.jboss.logging.Logger;
 
 /** Maps failures to gRPC status codes whose message says what is wrong. */
-final class GrpcErrors {
+public final class GrpcErrors {
 
     private static final Logger LOG = Logger.getLogger(GrpcErrors.class);
     /** The trailer a standby names the leader's gRPC address (host:port) in, for the client to retry there. */
@@ -21,7 +21,7 @@ final class GrpcErrors {
     private GrpcErrors() {
     }
 
-    static StatusRuntimeException toStatus(Throwable failure) {
+    public static StatusRuntimeException toStatus(Throwable failure) {
         if (failure instanceof StatusRuntimeException sre) {
             return sre;
         }

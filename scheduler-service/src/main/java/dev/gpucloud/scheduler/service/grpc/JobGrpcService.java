@@ -261,8 +261,8 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
                         + logs.maxStreams() + " jobs' output; retry in a while").asRuntimeException());
                 return;
             }
-            logs.start(job, asked, () -> onContext(context, () -> queries.get(asked.jobId())),
-                    () -> onContext(context, () -> queries.workersEver(asked.jobId())), new JobLogReader.Output() {
+            logs.start(job, asked, () -> JobLogReader.onContext(context, () -> queries.get(asked.jobId())),
+                    () -> JobLogReader.onContext(context, () -> queries.workersEver(asked.jobId())), new JobLogReader.Output() {
                 @Override
                 public boolean send(dev.gpucloud.contracts.events.JobLogChunk chunk,
                         List<dev.gpucloud.contracts.events.JobLogChunk.Line> lines) {
@@ -302,28 +302,6 @@ public class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
                 response.onError(GrpcErrors.toStatus(failure));
             }
         });
-    }
-
-    /**
-     * What {@code read} gives, read on the call's Vert.x context (Hibernate Reactive's rule) from the reader's thread;
-     * null where it cannot be read this time (the reader asks again).
-     */
-    private static <T> T onContext(io.vertx.core.Context context, java.util.function.Supplier<Uni<T>> read) {
-        java.util.concurrent.CompletableFuture<T> result = new java.util.concurrent.CompletableFuture<>();
-        Runnable run = () -> read.get().subscribe().with(result::complete, result::completeExceptionally);
-        if (context != null) {
-            context.runOnContext(v -> run.run());
-        } else {
-            run.run();
-        }
-        try {
-            return result.get(5, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            return null;
-        }
     }
 
     private static int rank(int rank) {

@@ -19,14 +19,14 @@ import javax.crypto.spec.SecretKeySpec;
  * Without a secret, a random key per process is used: tokens then stop working across a restart or a
  * failover (the caller starts from the first page again). A token that fails its MAC is refused.
  */
-final class PageTokens {
+public final class PageTokens {
 
     static final String NOT_OURS = "field 'page_token' is not a token this service issued";
     private static final int MAC_BYTES = 16;
 
     private final SecretKeySpec key;
 
-    PageTokens(Optional<String> secret) {
+    public PageTokens(Optional<String> secret) {
         byte[] material;
         if (secret.isPresent() && !secret.get().isBlank()) {
             material = sha256(("gpucloud page tokens v1:" + secret.get()).getBytes(StandardCharsets.UTF_8));
@@ -38,7 +38,7 @@ final class PageTokens {
     }
 
     /** A cursor after this job. */
-    String issue(Instant submittedAt, String jobId) {
+    public String issue(Instant submittedAt, String jobId) {
         byte[] id = jobId.getBytes(StandardCharsets.UTF_8);
         ByteBuffer body = ByteBuffer.allocate(12 + id.length);
         body.putLong(submittedAt.getEpochSecond()).putInt(submittedAt.getNano()).put(id);
@@ -50,7 +50,7 @@ final class PageTokens {
     }
 
     /** The cursor a token names; null for an empty token; INVALID_ARGUMENT for any token we did not issue. */
-    Cursor parse(String token) {
+    public Cursor parse(String token) {
         if (token == null || token.isEmpty()) {
             return null;
         }
@@ -75,7 +75,7 @@ final class PageTokens {
     }
 
     /** Where the next page starts. */
-    record Cursor(Instant submittedAt, String jobId) {
+    public record Cursor(Instant submittedAt, String jobId) {
     }
 
     private byte[] mac(byte[] raw) {

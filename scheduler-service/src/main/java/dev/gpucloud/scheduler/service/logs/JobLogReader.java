@@ -9,6 +9,7 @@ import dev.gpucloud.contracts.kafka.KafkaAccess;
 import dev.gpucloud.scheduler.service.engine.JobQueries;
 import dev.gpucloud.scheduler.service.engine.JobView;
 import io.micrometer.core.instrument.Counter;
+import io.smallrye.mutiny.Uni;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -273,6 +274,28 @@ public class JobLogReader {
                 w = known == null ? null : known.get(chunk.allocationId());
             }
             return w != null && w.nodeId().equals(chunk.nodeId()) && w.rank() == chunk.rank();
+        }
+    }
+
+    /**
+     * What {@code read} gives, read on the call's Vert.x context (Hibernate Reactive's rule) from a reader's thread;
+     * null where it cannot be read this time (the reader asks again).
+     */
+    public static <T> T onContext(io.vertx.core.Context context, java.util.function.Supplier<Uni<T>> read) {
+        java.util.concurrent.CompletableFuture<T> result = new java.util.concurrent.CompletableFuture<>();
+        Runnable run = () -> read.get().subscribe().with(result::complete, result::completeExceptionally);
+        if (context != null) {
+            context.runOnContext(v -> run.run());
+        } else {
+            run.run();
+        }
+        try {
+            return result.get(5, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return null;
         }
     }
 
