@@ -227,13 +227,27 @@ class WalkingSkeletonIT {
     }
 
     static void gpucloud(String... args) throws Exception {
+        Process process = start(ProcessBuilder.Redirect.appendTo(RUN_DIR.resolve("gpucloud.log").toFile()), args);
+        if (!process.waitFor(8, TimeUnit.MINUTES)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("./gpucloud " + String.join(" ", args) + " did not finish in 8 minutes");
+        }
+        if (process.exitValue() != 0) {
+            throw new IllegalStateException("./gpucloud " + String.join(" ", args) + " exited " + process.exitValue()
+                    + ":\n"
+                    + Files.readString(RUN_DIR.resolve("gpucloud.log")));
+        }
+    }
+
+    /** ./gpucloud with {@code args} against this test's stack, its output (and errors) to {@code output}. */
+    static Process start(ProcessBuilder.Redirect output, String... args) throws IOException {
         Files.createDirectories(RUN_DIR);
         List<String> command = new ArrayList<>(List.of("bash", ROOT.resolve("gpucloud").toString()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command)
                 .directory(ROOT.toFile())
                 .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(RUN_DIR.resolve("gpucloud.log").toFile()))
+                .redirectOutput(output)
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         Map<String, String> env = pb.environment();
         env.put("GPUCLOUD_RUN_DIR", RUN_DIR.toString());
@@ -248,15 +262,6 @@ class WalkingSkeletonIT {
         env.put("GPUCLOUD_AGENT_ID", "e2e-" + RUN_ID);
         env.put("GPUCLOUD_AGENT_SIM_NODE_PREFIX", "e2e" + RUN_ID);
         env.put("GPUCLOUD_AGENT_SIM_FLEET", "a100x8:1");
-        Process process = pb.start();
-        if (!process.waitFor(8, TimeUnit.MINUTES)) {
-            process.destroyForcibly();
-            throw new IllegalStateException("./gpucloud " + String.join(" ", args) + " did not finish in 8 minutes");
-        }
-        if (process.exitValue() != 0) {
-            throw new IllegalStateException("./gpucloud " + String.join(" ", args) + " exited " + process.exitValue()
-                    + ":\n"
-                    + Files.readString(RUN_DIR.resolve("gpucloud.log")));
-        }
+        return pb.start();
     }
 }

@@ -82,7 +82,7 @@ public class LiveOutput {
                                     .put("at", line.at().toString()).put("text", line.text()).encode()).append("\n\n");
                         }
                         if (!events.isEmpty()) {
-                            response.write(events.toString());
+                            write(context, response, events.toString());
                         }
                         return true;
                     }
@@ -91,7 +91,7 @@ public class LiveOutput {
                     public boolean cancelled() {
                         return gone.get() || response.closed();
                     }
-                }, (outcome, failure) -> {
+                }, (outcome, failure) -> context.runOnContext(v -> {
                     if (gone.get() || response.closed()) {
                         return;
                     }
@@ -106,7 +106,19 @@ public class LiveOutput {
                                 "the job's output has ended"));
                     }
                     response.end();
-                });
+                }));
+    }
+
+    /**
+     * Writes on the request's own context, not the reader's thread: over HTTP/2 a write from another thread is
+     * queued on the connection but not flushed until something else flushes it, so a line could wait for the next.
+     */
+    private static void write(Context context, HttpServerResponse response, String text) {
+        context.runOnContext(v -> {
+            if (!response.closed()) {
+                response.write(text);
+            }
+        });
     }
 
     private static void open(HttpServerResponse response) {

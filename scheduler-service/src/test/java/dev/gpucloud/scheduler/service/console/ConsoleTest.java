@@ -53,7 +53,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The web console's routes against a real issuer, broker and database: sign-in and its refusals, what each caller
  * sees, escaping of what users and agents wrote, paging, the live output's server-sent events, the security headers
- * and bad input. The browser's side (scripts, keys) is e2e-tests' ConsoleIT, in real Chromium.
+ * and bad input. The browser's side (scripts, keys) is e2e-tests' WorkflowIT, in real Chromium.
  */
 @QuarkusTest
 @WithTestResource(KafkaTestResource.class)

@@ -1,0 +1,284 @@
+package dev.gpucloud.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gpucloud.contracts.grpc.v1.GetJobRequest;
+import dev.gpucloud.contracts.grpc.v1.Job;
+import dev.gpucloud.contracts.grpc.v1.JobServiceGrpc;
+import dev.gpucloud.contracts.grpc.v1.JobSpec;
+import dev.gpucloud.contracts.grpc.v1.JobState;
+import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
+import dev.gpucloud.identity.BearerToken;
+import io.grpc.ManagedChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The ML engineer's workflow (issue 17) on the stack that ./gpucloud up starts, over TLS: a user logs in, submits
+ * from a YAML file a 16-element array that runs after a preparation job, sees an element wait for that job and later
+ * another wait for a GPU, follows one element's output live from the CLI ({@code gpucloud logs -f}), another's
+ * from the Python client, and a third's in the web console in a real browser (Debian's headless Chromium through
+ * its chromedriver, with Selenium), and reads the tenant's quota and this month's cost there. The browser signs in
+ * through the link {@code gpucloud console} prints and is told to accept the stack's own CA's certificate with
+ * --ignore-certificate-errors, for this test's throwaway profile only.
+ */
+class WorkflowIT {
+
+    static final Path ROOT = WalkingSkeletonIT.ROOT;
+    static final Path RUN_DIR = WalkingSkeletonIT.RUN_DIR;
+    static final String TENANT = "wf-" + UUID.randomUUID().toString().substring(0, 6);
+    static final String CONSOLE = "https://localhost:" + WalkingSkeletonIT.SCHEDULER + "/console";
+    /** Debian's interpreter, where apt puts python3-grpcio. */
+    static final String PYTHON = Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3" : "python3";
+    static ManagedChannel channel;
+    static String token;
+    static WebDriver browser;
+
+    @BeforeAll
+    static void up() throws Exception {
+        WalkingSkeletonIT.gpucloud("up");
+        WalkingSkeletonIT.gpucloud("--profile", "ada", "login", "--dev", "--user", "ada", "--tenant", TENANT,
+                "--role", "tenant-admin");
+        token = Files.readString(RUN_DIR.resolve("home/profiles/ada.token")).strip();
+        channel = StackTls.channel(RUN_DIR, WalkingSkeletonIT.SCHEDULER);
+        System.setProperty("webdriver.chrome.driver", "/usr/bin/chromedriver"); // Debian's: nothing is downloaded
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary("/usr/bin/chromium");
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900",
+                "--ignore-certificate-errors", "--user-data-dir=" + RUN_DIR.resolve("chromium-profile"));
+        browser = new ChromeDriver(options);
+    }
+
+    @AfterAll
+    static void down() throws Exception {
+        try {
+            if (browser != null) {
+                browser.quit();
+            }
+            if (channel != null) {
+                channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+        } finally {
+            WalkingSkeletonIT.gpucloud("down");
+        }
+    }
+
+    static JobServiceGrpc.JobServiceBlockingStub jobs() {
+        return JobServiceGrpc.newBlockingStub(channel).withCallCredentials(new BearerToken(token))
+                .withDeadlineAfter(30, TimeUnit.SECONDS);
+    }
+
+    static Job job(String id) {
+        return jobs().getJob(GetJobRequest.newBuilder().setJobId(id).build());
+    }
+
+    /** ./gpucloud --profile ada ARGS, to its end; returns what it printed, failing on a non-zero exit. */
+    static String cli(String... args) throws Exception {
+        Path out = Files.createTempFile(RUN_DIR, "cli-", ".out");
+        List<String> all = new ArrayList<>(List.of("--profile", "ada"));
+        all.addAll(List.of(args));
+        Process p = WalkingSkeletonIT.start(ProcessBuilder.Redirect.to(out.toFile()), all.toArray(String[]::new));
+        assertThat(p.waitFor(5, TimeUnit.MINUTES)).as("gpucloud %s ended", String.join(" ", args)).isTrue();
+        String printed = Files.readString(out);
+        assertThat(p.exitValue()).as("gpucloud %s exited; it printed:\n%s", String.join(" ", args), printed).isZero();
+        return printed;
+    }
+
+    /** The Python client, from the source tree (its stubs generated by protoc), following one job's output. */
+    static Process pythonFollowing(String jobId, Path out) throws Exception {
+        Path python = ROOT.resolve("clients/python");
+        Process gen = new ProcessBuilder(PYTHON, "setup.py", "-q", "generate").directory(python.toFile())
+                .redirectErrorStream(true).redirectOutput(RUN_DIR.resolve("python-generate.log").toFile()).start();
+        assertThat(gen.waitFor(2, TimeUnit.MINUTES) && gen.exitValue() == 0).as("the Python stubs were generated: %s",
+                RUN_DIR.resolve("python-generate.log")).isTrue();
+        String script = "import gpucloud, sys\n"
+                + "with gpucloud.Client() as c:\n"
+                + "    for line in c.logs(sys.argv[1], follow=True, timeout=300):\n"
+                + "        print(line.rank, line.stream, line.text, flush=True)\n";
+        ProcessBuilder pb = new ProcessBuilder(PYTHON, "-c", script, jobId).directory(python.toFile())
+                .redirectErrorStream(true).redirectOutput(out.toFile());
+        Map<String, String> env = pb.environment();
+        env.keySet().removeIf(name -> name.startsWith("GPUCLOUD_"));
+        env.put("PYTHONPATH", python.resolve("src").toString());
+        env.put("GPUCLOUD_SCHEDULER", "localhost:" + WalkingSkeletonIT.SCHEDULER);
+        env.put("GPUCLOUD_CA_FILE", StackTls.ca(RUN_DIR).toString());
+        env.put("GPUCLOUD_HOME", RUN_DIR.resolve("home").toString());
+        env.put("GPUCLOUD_PROFILE", "ada");
+        return pb.start();
+    }
+
+    /** What `./gpucloud --profile ada console` printed: the sign-in link. */
+    static String consoleLink() throws Exception {
+        return cli("console").lines().filter(l -> l.startsWith("https://")).reduce((a, b) -> b).orElseThrow(() ->
+                new AssertionError("gpucloud console printed no link"));
+    }
+
+    WebDriverWait waiting(int seconds) {
+        return new WebDriverWait(browser, Duration.ofSeconds(seconds));
+    }
+
+    @Test
+    void a_user_submits_an_array_after_a_job_from_a_file_follows_its_output_everywhere_and_reads_the_cost()
+            throws Exception {
+        // one file: a preparation job, then a 16-element array after its success (the host has 8 GPUs)
+        Path file = RUN_DIR.resolve("workflow.yaml");
+        Files.writeString(file, """
+                request_id: wf-%s
+                jobs:
+                  - name: prepare
+                    resources: {gpus: 1}
+                    command: [sleep, "6"]
+                  - name: <script>alert('sweep')</script>
+                    after: [prepare]
+                    array: {count: 16}
+                    resources: {gpus: 1}
+                    command: [sleep, "40"]
+                """.formatted(TENANT));
+        String submitted = cli("submit", "-f", file.toString());
+        String prepare = submitted.lines().filter(l -> l.contains("  prepare  ")).findFirst().orElseThrow().split(" ")[0];
+        String array = submitted.lines().filter(l -> l.startsWith("arr-")).findFirst().orElseThrow().split(" ")[0];
+        assertThat(prepare).startsWith("job-");
+
+        // an element waits for the preparation job, and says so
+        Job first = job(array + "-0");
+        if (job(prepare).getState() != JobState.SUCCEEDED) {
+            assertThat(first.getState()).isEqualTo(JobState.WAITING_FOR_DEPENDENCIES);
+            assertThat(first.getReason()).startsWith("waiting for " + prepare + " (").endsWith(") to succeed");
+        }
+        assertThat(first.getSpec().getEnvMap()).containsEntry("GPUCLOUD_ARRAY_INDEX", "0")
+                .containsEntry("GPUCLOUD_ARRAY_COUNT", "16");
+
+        // element 3's output from the CLI and element 4's from Python, followed live from before they start
+        Path cliOut = RUN_DIR.resolve("logs-element-3.out");
+        Process cliLogs = WalkingSkeletonIT.start(ProcessBuilder.Redirect.to(cliOut.toFile()), "--profile", "ada",
+                "logs", array + "-3", "-f");
+        Path pyOut = RUN_DIR.resolve("python-element-4.out");
+        Process pyLogs = pythonFollowing(array + "-4", pyOut);
+
+        // the browser: sign in through the link, the list shows the array's elements (names escaped)
+        String link = consoleLink();
+        assertThat(link).startsWith(CONSOLE + "/login#token=");
+        browser.get(link);
+        waiting(30).until(ExpectedConditions.urlContains("/console/jobs"));
+        assertThat(browser.getCurrentUrl()).doesNotContain("token=");
+        assertThat(browser.findElement(By.id("who")).getText()).contains("ada");
+        assertThat(browser.manage().getCookieNamed("gpucloud_console").isHttpOnly()).isTrue();
+        assertThat(browser.manage().getCookieNamed("gpucloud_console").isSecure()).isTrue();
+        WebElement row = waiting(10).until(d -> d.findElement(By.cssSelector("tr[data-job='" + array + "-5']")));
+        assertThat(row.findElement(By.className("name")).getText()).isEqualTo("<script>alert('sweep')</script>");
+
+        // element 5 runs once prepare succeeded; its page follows its output without a reload
+        waitForState(array + "-5", "RUNNING", 120);
+        browser.get(CONSOLE + "/jobs/" + array + "-5");
+        assertThat(browser.findElement(By.id("state")).getText()).isEqualTo("RUNNING");
+        assertThat(browser.findElements(By.cssSelector("#placement tbody tr"))).hasSize(1);
+        WebElement output = browser.findElement(By.id("output"));
+        waiting(60).until(d -> output.getText().contains("simulated worker 0 of 1"));
+        assertThat(output.getText()).doesNotContain("exited 0");
+        assertThat(job(prepare).getState()).isEqualTo(JobState.SUCCEEDED);
+
+        // 8 GPUs, 16 elements: the ninth and later wait for a GPU, and the page says why
+        Job waiting = job(array + "-15");
+        assertThat(waiting.getState()).isEqualTo(JobState.PENDING);
+        assertThat(waiting.getReason()).startsWith("pending: ");
+        String why = cli("get", array + "-15");
+        assertThat(why).contains("PENDING").contains("pending: ");
+        waiting(120).until(d -> output.getText().contains("exited 0 after 40 s"));
+        waiting(30).until(d -> d.findElement(By.id("output-status")).getText().contains("has ended"));
+        browser.get(CONSOLE + "/jobs/" + array + "-15");
+        String state = browser.findElement(By.id("state")).getText();
+        assertThat(state).isIn("PENDING", "SCHEDULED", "RUNNING", "SUCCEEDED");
+        if (state.equals("PENDING")) {
+            assertThat(browser.findElement(By.id("why")).getText()).startsWith("pending: ");
+        }
+
+        // the CLI and Python followers ended with their elements, with every line once
+        assertThat(cliLogs.waitFor(3, TimeUnit.MINUTES)).as("gpucloud logs -f ended with its job").isTrue();
+        String cliLines = Files.readString(cliOut);
+        assertThat(cliLogs.exitValue()).as("gpucloud logs -f printed:\n%s", cliLines).isZero();
+        assertThat(cliLines).contains("simulated worker 0 of 1").contains("exited 0 after 40 s");
+        assertThat(pyLogs.waitFor(3, TimeUnit.MINUTES)).as("the Python follower ended with its job").isTrue();
+        String pyLines = Files.readString(pyOut);
+        assertThat(pyLogs.exitValue()).as("the Python follower printed:\n%s", pyLines).isZero();
+        assertThat(pyLines.lines().filter(l -> l.contains("exited 0 after 40 s")).count()).isEqualTo(1);
+        assertThat(cli("jobs", "--array", array)).startsWith(array + ": 16 elements:");
+
+        // keyboard: ? shows the keys, / focuses the filter, j selects the first row and Enter opens it, g t goes on
+        browser.get(CONSOLE + "/jobs");
+        Actions keys = new Actions(browser);
+        keys.sendKeys("?").perform();
+        assertThat(browser.findElement(By.id("keys")).isDisplayed()).isTrue();
+        keys.sendKeys(Keys.ESCAPE).perform();
+        keys.sendKeys("/").perform();
+        assertThat(browser.switchTo().activeElement().getAttribute("id")).isEqualTo("filter");
+        keys.sendKeys(Keys.ESCAPE).perform();
+        browser.findElement(By.tagName("body")).click();
+        keys.sendKeys("j").perform();
+        assertThat(browser.findElements(By.cssSelector("tr.selected"))).hasSize(1);
+        keys.sendKeys(Keys.ENTER).perform();
+        waiting(10).until(ExpectedConditions.urlContains("/console/jobs/"));
+        keys.sendKeys("g").sendKeys("t").perform();
+        waiting(10).until(ExpectedConditions.urlContains("/console/tenant"));
+
+        // the tenant's quota and this month's cost, read from billing with the user's own token
+        assertThat(browser.findElement(By.id("quota")).getText()).contains("Soft quota", "Queued");
+        assertThat(browser.findElement(By.id("cost")).getText()).contains("USD so far in")
+                .doesNotContain("unavailable");
+
+        // log out: the session is gone, the pages go to the login page
+        browser.findElement(By.id("logout")).click();
+        waiting(10).until(ExpectedConditions.urlContains("/console/login"));
+        browser.get(CONSOLE + "/jobs");
+        waiting(10).until(ExpectedConditions.urlContains("/console/login?m=signin"));
+    }
+
+    /** A job that cannot be submitted from the file: a cycle is refused before anything is sent. */
+    @Test
+    void a_file_whose_jobs_wait_for_each_other_is_refused_before_anything_is_sent() throws Exception {
+        Path file = RUN_DIR.resolve("cycle.yaml");
+        Files.writeString(file, """
+                jobs:
+                  - name: a
+                    after: [b]
+                    command: [sleep, "1"]
+                  - name: b
+                    after: [a]
+                    command: [sleep, "1"]
+                """);
+        Path out = RUN_DIR.resolve("cycle.out");
+        Process p = WalkingSkeletonIT.start(ProcessBuilder.Redirect.to(out.toFile()), "--profile", "ada", "submit",
+                "-f", file.toString());
+        assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
+        assertThat(p.exitValue()).isNotZero();
+        assertThat(Files.readString(out)).contains("a -> b -> a").doesNotContain("Exception");
+        assertThat(jobs().listJobs(dev.gpucloud.contracts.grpc.v1.ListJobsRequest.newBuilder()
+                .addStates(JobState.PENDING).build()).getJobsList()).noneMatch(j -> j.getSpec().getName()
+                .equals("a") || j.getSpec().getName().equals("b"));
+    }
+
+    void waitForState(String jobId, String state, int seconds) {
+        waiting(seconds).until(d -> {
+            d.navigate().refresh();
+            return d.findElements(By.cssSelector("tr[data-job='" + jobId + "'] td.state")).stream()
+                    .anyMatch(td -> td.getText().equals(state));
+        });
+    }
+}
