@@ -103,7 +103,9 @@ public final class HttpHygiene {
         }
         if (!request.isEnded()) {
             long timer = vertx.setTimer(deadline, id -> {
-                if (!request.isEnded()) {
+                // a handler that already answers (a stream of events, over HTTP/2 too, where a GET nobody reads stays
+                // "not ended" while the router holds it paused) decided without the body: it is no slow client
+                if (!request.isEnded() && !rc.response().headWritten()) {
                     LOG.warning(() -> "closing the connection of " + request.remoteAddress() + ": its " + request.method()
                             + " request body did not arrive within " + deadline + " ms");
                     request.connection().close();
