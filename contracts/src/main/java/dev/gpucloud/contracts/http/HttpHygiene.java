@@ -103,9 +103,11 @@ public final class HttpHygiene {
         }
         if (!request.isEnded()) {
             long timer = vertx.setTimer(deadline, id -> {
-                // a handler that already answers (a stream of events, over HTTP/2 too, where a GET nobody reads stays
-                // "not ended" while the router holds it paused) decided without the body: it is no slow client
-                if (!request.isEnded() && !rc.response().headWritten()) {
+                // a handler still answering (a stream of events: over HTTP/2 a GET nobody reads stays "not ended"
+                // while the router holds it paused) decided without the body; one that answered and ended (a 404)
+                // must not let the client keep trickling it in
+                boolean streaming = rc.response().headWritten() && !rc.response().ended();
+                if (!request.isEnded() && !streaming) {
                     LOG.warning(() -> "closing the connection of " + request.remoteAddress() + ": its " + request.method()
                             + " request body did not arrive within " + deadline + " ms");
                     request.connection().close();
