@@ -24,8 +24,9 @@ command -v python3 >/dev/null || { echo "error: the workers are python3 scripts:
 mkdir -p "$RUN"
 [ -f "$ROOT/benchmarks/target/benchmarks.jar" ] || "$ROOT/mvnw" -B -q -o -pl benchmarks -am package -DskipTests
 trap 'bash "$ROOT/gpucloud" down >/dev/null 2>&1 || true' EXIT
-bash "$ROOT/gpucloud" up > "$RUN/up.log" 2>&1 || { tail -30 "$RUN/up.log" >&2; exit 1; }
+bash "$ROOT/gpucloud" up --fresh > "$RUN/up.log" 2>&1 || { tail -30 "$RUN/up.log" >&2; exit 1; }
+STACK="$(cat "$RUN/active")"  # the run folder up --fresh made (own broker and databases): its CA
 bash "$ROOT/gpucloud" --profile bench login --dev --user bench --tenant logbench --role member >/dev/null
-GPUCLOUD_TOKEN="$(cat "$RUN/home/profiles/bench.token")" GPUCLOUD_CA_FILE="$RUN/tls/ca.pem" \
+GPUCLOUD_TOKEN="$(cat "$RUN/home/profiles/bench.token")" GPUCLOUD_CA_FILE="$STACK/tls/ca.pem" \
   java -cp "$ROOT/benchmarks/target/benchmarks.jar" dev.gpucloud.bench.LogLatency "localhost:$GPUCLOUD_SCHEDULER_PORT" \
   "$WORKERS" "$RATE" "$SECONDS_" "$WARMUP" logbench
