@@ -57,17 +57,9 @@ public class JobQueries {
     /** A page of an array's elements, by index, after {@code afterIndex} (null: from the first). */
     public Uni<List<JobView>> listArray(String tenant, String arrayId, List<JobState> states, int limit,
             Integer afterIndex) {
-        StringBuilder hql = new StringBuilder("from JobEntity where arrayId = :array");
         Map<String, Object> params = new HashMap<>();
+        StringBuilder hql = filtered("arrayId = :array", tenant, states, params);
         params.put("array", arrayId);
-        if (tenant != null && !tenant.isEmpty()) {
-            hql.append(" and tenant = :tenant");
-            params.put("tenant", tenant);
-        }
-        if (!states.isEmpty()) {
-            hql.append(" and state in :states");
-            params.put("states", states);
-        }
         if (afterIndex != null) {
             hql.append(" and arrayIndex > :after");
             params.put("after", afterIndex);
@@ -78,8 +70,21 @@ public class JobQueries {
 
     /** A page of jobs, newest first, after the (submittedAt, id) of the previous page's last job. */
     public Uni<List<JobView>> list(String tenant, List<JobState> states, int limit, Instant afterTime, String afterId) {
-        StringBuilder hql = new StringBuilder("from JobEntity where 1 = 1");
         Map<String, Object> params = new HashMap<>();
+        StringBuilder hql = filtered("1 = 1", tenant, states, params);
+        if (afterTime != null) {
+            hql.append(" and (submittedAt < :at or (submittedAt = :at and id < :aid))");
+            params.put("at", afterTime);
+            params.put("aid", afterId);
+        }
+        hql.append(" order by submittedAt desc, id desc");
+        return page(hql.toString(), params, limit);
+    }
+
+    /** {@code from JobEntity where <where>}, and the tenant (unless empty: any) and states (unless empty: any). */
+    private static StringBuilder filtered(String where, String tenant, List<JobState> states,
+            Map<String, Object> params) {
+        StringBuilder hql = new StringBuilder("from JobEntity where ").append(where);
         if (tenant != null && !tenant.isEmpty()) {
             hql.append(" and tenant = :tenant");
             params.put("tenant", tenant);
@@ -88,13 +93,7 @@ public class JobQueries {
             hql.append(" and state in :states");
             params.put("states", states);
         }
-        if (afterTime != null) {
-            hql.append(" and (submittedAt < :at or (submittedAt = :at and id < :aid))");
-            params.put("at", afterTime);
-            params.put("aid", afterId);
-        }
-        hql.append(" order by submittedAt desc, id desc");
-        return page(hql.toString(), params, limit);
+        return hql;
     }
 
     private Uni<List<JobView>> page(String hql, Map<String, Object> params, int limit) {
