@@ -141,6 +141,21 @@ class ArraysAndDependenciesTest {
         return EventRecords.decode(Topics.NODE_COMMANDS, got.get(0)).payload();
     }
 
+    /** Every START {@code jobId} got over the whole test, in the order they were read. */
+    List<NodeCommand> startsEver(String jobId) {
+        commands.drain();
+        return commands.matching(r -> true).stream().map(r -> EventRecords.decode(Topics.NODE_COMMANDS, r).payload())
+                .filter(c -> c.type() == NodeCommandType.START && c.jobId().equals(jobId)).toList();
+    }
+
+    /** The job was started once, and not before {@code dependency} ended: never while it waited. */
+    void startedOnceAfter(String jobId, String dependency) {
+        com.google.protobuf.Timestamp ended = job(dependency).getUpdatedAt();
+        Instant endedAt = Instant.ofEpochSecond(ended.getSeconds(), ended.getNanos());
+        assertThat(startsEver(jobId)).as("the STARTs of %s", jobId).singleElement()
+                .satisfies(c -> assertThat(c.issuedAt()).isAfterOrEqualTo(endedAt));
+    }
+
     void exit(NodeCommand start, int code) {
         for (AllocationEventType type : List.of(AllocationEventType.STARTED, AllocationEventType.EXITED)) {
             kafka.send(EventRecords.record(Topics.ALLOCATION_EVENTS, start.jobId(), new AllocationEvent(
@@ -247,6 +262,10 @@ class ArraysAndDependenciesTest {
         NodeCommand cleanupStart = startOf(cleanup); // after any: runs all the same
         exit(cleanupStart, 0);
         await().atMost(Duration.ofSeconds(20)).until(() -> job(cleanup).getState() == JobState.SUCCEEDED);
+        // over the whole history: each dependent started once, after what it waited for; the cancelled one never
+        startedOnceAfter(train, prep);
+        startedOnceAfter(cleanup, train);
+        assertThat(startsEver(eval)).isEmpty();
 
         // now that train failed, a job after its success would never run: refused at once
         StatusRuntimeException never = refusal(() -> submit(spec().addAfter(Dependency.newBuilder().setJobId(train))));
@@ -269,6 +288,8 @@ class ArraysAndDependenciesTest {
         exit(startOf(array.getArrayId() + "-1"), 0);
         startOf(after);
         assertThat(job(doomed).getState()).isEqualTo(JobState.CANCELLED);
+        startedOnceAfter(after, array.getArrayId() + "-1");
+        assertThat(startsEver(doomed)).isEmpty();
     }
 
     @Test
@@ -301,5 +322,6 @@ class ArraysAndDependenciesTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> job(prep).getState() == JobState.SUCCEEDED);
         startOf(train);
         assertThat(job(train).getReason()).doesNotContain("waiting for " + prep);
+        startedOnceAfter(train, prep);
     }
 }
