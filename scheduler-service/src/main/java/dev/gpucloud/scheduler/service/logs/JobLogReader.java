@@ -144,9 +144,11 @@ public class JobLogReader {
             TopicPartition tp = new TopicPartition(Topics.JOB_LOGS.name(), partitionOf(request.jobId(), partitions));
             consumer.assign(List.of(tp));
             Instant from = (request.since() != null ? request.since() : job.submittedAt()).minus(SKEW);
+            // the end first: a chunk written after it is either found by time or read from it, never skipped
+            // (read after the lookup, the end could already lie past a chunk the lookup did not see yet)
+            long end = consumer.endOffsets(List.of(tp), Duration.ofSeconds(10)).get(tp);
             OffsetAndTimestamp at = consumer.offsetsForTimes(Map.of(tp, Math.max(0, from.toEpochMilli())),
                     Duration.ofSeconds(10)).get(tp);
-            long end = consumer.endOffsets(List.of(tp), Duration.ofSeconds(10)).get(tp);
             if (at == null) {
                 consumer.seek(tp, end);
             } else {
