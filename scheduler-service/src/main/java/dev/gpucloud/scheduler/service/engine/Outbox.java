@@ -94,6 +94,11 @@ public class Outbox {
 
     /** As {@link #add(Mutiny.Session, Topic, String, Object)}, published in the trace {@code traceparent} names. */
     public <T> Uni<Void> add(Mutiny.Session session, Topic<T> topic, String key, T payload, String traceparent) {
+        return session.persist(row(topic, key, payload, traceparent));
+    }
+
+    /** The record's row, for the caller to persist (with others, in one {@code persistAll}). */
+    <T> OutboxEntity row(Topic<T> topic, String key, T payload, String traceparent) {
         CloudEvent event = CloudEvent.create(topic.eventType(), source, Instant.now());
         OutboxEntity row = new OutboxEntity();
         row.topic = topic.name();
@@ -103,7 +108,7 @@ public class Outbox {
         row.ceType = event.type();
         row.ceTime = event.time();
         row.traceparent = traceparent;
-        return session.persist(row);
+        return row;
     }
 
     /** Publishes up to one batch of what is waiting, oldest first; returns how many were sent. */

@@ -143,6 +143,8 @@ final class Submissions {
                     found.forEach(j -> earlier.put(j.tenant + "\u0000" + j.clientRequestId, j));
                     Map<String, Long> admittedMilli = new HashMap<>();
                     Set<JobEntity> accepted = Collections.newSetFromMap(new IdentityHashMap<>());
+                    List<JobEntity> created = new ArrayList<>();
+                    List<JobSpec> createdSpecs = new ArrayList<>();
                     Uni<Void> chain = Uni.createFrom().voidItem();
                     for (Submission sub : batch) {
                         String key = sub.tenant() + "\u0000" + sub.firstRequestId();
@@ -183,11 +185,11 @@ final class Submissions {
                         outcome.put(sub, jobs);
                         memory.fragmentation.observe(PlacementRequest.of(head.id, head.tenant, 1, sub.spec()));
                         for (NewJob n : jobs) {
-                            chain = chain.call(() -> w.session().persist(n.job()))
-                                    .call(() -> w.announce(n.job(), n.spec(), List.of()));
+                            created.add(n.job());
+                            createdSpecs.add(n.spec());
                         }
                     }
-                    return chain;
+                    return chain.call(() -> w.create(created, createdSpecs));
                 })))
                 .onItemOrFailure().invoke((ignored, failure) -> {
                     for (Submission sub : batch) {

@@ -22,6 +22,7 @@ import dev.gpucloud.scheduler.queue.PassResult;
 import dev.gpucloud.scheduler.service.config.SchedulerConfig;
 import dev.gpucloud.scheduler.service.persistence.AllocationEntity;
 import dev.gpucloud.scheduler.service.persistence.JobEntity;
+import dev.gpucloud.scheduler.service.persistence.OutboxEntity;
 import dev.gpucloud.scheduler.state.AllocationRow;
 import dev.gpucloud.scheduler.state.JobCommands;
 import dev.gpucloud.scheduler.state.JobRow;
@@ -182,11 +183,29 @@ final class Work {
     }
 
     private Uni<Void> announce(JobEntity job, JobSpec spec, List<AllocationEntity> allocs, String traceparent) {
+        return session.persist(announcement(job, spec, allocs, traceparent));
+    }
+
+    /**
+     * Stores new jobs and announces them: one {@code persistAll} for every row, however many. A chain of one
+     * persist per row, thousands deep for a large array, held the transaction open past the database's idle limit.
+     */
+    Uni<Void> create(List<JobEntity> jobs, List<JobSpec> specs) {
+        List<Object> rows = new ArrayList<>(jobs.size() * 2);
+        for (int i = 0; i < jobs.size(); i++) {
+            rows.add(jobs.get(i));
+            rows.add(announcement(jobs.get(i), specs.get(i), List.of(), jobs.get(i).traceparent));
+        }
+        return rows.isEmpty() ? Uni.createFrom().voidItem() : session.persistAll(rows.toArray());
+    }
+
+    /** The job's event, counted among this transaction's changes; its outbox row is the caller's to persist. */
+    private OutboxEntity announcement(JobEntity job, JobSpec spec, List<AllocationEntity> allocs, String traceparent) {
         changes.job(tools.rows().jobRecord(job, spec, allocs));
         JobEvent event = new JobEvent(job.id, job.tenant, job.state, job.reason, job.updatedAt, placementOf(allocs),
                 job.resumeFrom);
         changes.events.add(event);
-        return tools.outbox().add(session, Topics.JOB_EVENTS, job.id, event, traceparent);
+        return tools.outbox().row(Topics.JOB_EVENTS, job.id, event, traceparent);
     }
 
     /** What a placed job whose stored spec cannot be read becomes: FAILED, so it holds up nobody's work. */
