@@ -220,6 +220,10 @@ final class Memory {
         state.replay(record);
         if (record instanceof JobRecord.Queued q) {
             fragmentation.observe(q.entry().request());
+            // what the database already says, so that the first pass after a restore rewrites only what changed
+            lastReason.put(job.id, job.reason == null ? "" : job.reason);
+        } else {
+            lastReason.remove(job.id);
         }
         return record;
     }

@@ -25,6 +25,7 @@ import io.smallrye.mutiny.Uni;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -236,19 +237,15 @@ final class SchedulingTurn {
                                 p.preemptor().jobId()));
                     }
                 }
+                Map<String, String> reasons = new LinkedHashMap<>();
                 for (var e : result.waiting().entrySet()) {
                     String reason = JobCommands.pendingReason(e.getValue(), memory.requeueNotes.get(e.getKey()));
                     if (!reason.equals(memory.lastReason.get(e.getKey()))) {
-                        changes.reasons.put(e.getKey(), reason);
-                        chain = chain.call(() -> w.session().createMutationQuery(
-                                        "update JobEntity set reason = :r, updatedAt = :t"
-                                                + " where id = :id and state = :p")
-                                .setParameter("r", reason).setParameter("t", Instant.ofEpochMilli(now))
-                                .setParameter("id", e.getKey()).setParameter("p", JobState.PENDING)
-                                .executeUpdate().replaceWithVoid());
+                        reasons.put(e.getKey(), reason);
                     }
                 }
-                return chain;
+                changes.reasons.putAll(reasons);
+                return chain.call(() -> PendingReasons.write(w.session(), reasons, Instant.ofEpochMilli(now)));
             });
         });
         return persisted
