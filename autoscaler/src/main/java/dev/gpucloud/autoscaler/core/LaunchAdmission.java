@@ -1,0 +1,187 @@
+package dev.gpucloud.autoscaler.core;
+
+import dev.gpucloud.autoscaler.core.LaunchPlanner.PlannedHost;
+import dev.gpucloud.autoscaler.core.LaunchPlanner.PlannedJob;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Lets planned launches through a pool's limits, oldest pending job first: a job's hosts are launched all or none,
+ * and a job held back by the host limit, the budget (the hourly price of the pool's hosts plus the new ones) or the
+ * launch rate (hosts launched in the last minute plus the new ones) does not stop a later job that fits. Then tops
+ * the pool up to its minimum with its cheapest type on demand, within the same limits.
+ */
+final class LaunchAdmission {
+
+    /** The pool's supply as the limits see it. {@code staying}: hosts that are not leaving or draining. */
+    record PoolSupply(int hosts, int staying, double usdPerHour, int launchedLastMinute) {}
+
+    private static final int SHOWN = 5;
+    private static final double CENT = 1e-9;
+
+    private final List<PlannedHost> planned;
+    private final boolean[] admitted;
+    final List<Launch> launches = new ArrayList<>();
+    final List<Decision> launchDecisions = new ArrayList<>();
+    final List<Decision> holds = new ArrayList<>();
+
+    LaunchAdmission(List<PlannedHost> planned) {
+        this.planned = planned;
+        this.admitted = new boolean[planned.size()];
+    }
+
+    void admit(String pool, PoolLimits limits, PoolSupply supply, List<PlannedJob> jobs, Catalog catalog, TypeFit fit) {
+        jobs.sort(Comparator.comparingLong((PlannedJob j) -> j.job().pendingSince())
+                .thenComparing(j -> j.job().jobId()));
+        int count = 0;
+        double usd = 0;
+        List<PlannedJob> served = new ArrayList<>();
+        for (PlannedJob pj : jobs) {
+            int newHosts = 0;
+            double newUsd = 0;
+            for (int h : pj.hosts()) {
+                if (!admitted[h]) {
+                    newHosts++;
+                    newUsd += planned.get(h).usd();
+                }
+            }
+            String why = newHosts == 0 ? null : refusal(pool, limits, supply, count, usd, newHosts, newUsd);
+            if (why != null) {
+                holds.add(new Decision(Decision.Kind.HOLD, pj.job().jobId(), List.of(pj.job().jobId()),
+                        "hold " + pj.job().jobId() + ": " + why));
+                continue;
+            }
+            for (int h : pj.hosts()) {
+                admitted[h] = true;
+            }
+            count += newHosts;
+            usd += newUsd;
+            served.add(pj);
+        }
+        emit(pool, served);
+        topUp(pool, limits, supply, count, usd, catalog, fit);
+    }
+
+    /** Why these new hosts may not launch, or null. */
+    private static String refusal(String pool, PoolLimits limits, PoolSupply s, int count, double usd, int newHosts,
+            double newUsd) {
+        if (limits.maxUsdPerHour() == 0) {
+            return "budget of pool " + pool + " is 0 USD/h: no launches";
+        }
+        if ((long) s.hosts() + count + newHosts > limits.maxHosts()) {
+            return "max hosts " + limits.maxHosts() + " of pool " + pool + " would be exceeded (" + (s.hosts() + count)
+                    + " + " + newHosts + ")";
+        }
+        if (s.usdPerHour() + usd + newUsd > limits.maxUsdPerHour() + CENT) {
+            return "budget " + Text.usd(limits.maxUsdPerHour()) + " USD/h of pool " + pool + " would be exceeded ("
+                    + Text.usd(s.usdPerHour() + usd) + " + " + Text.usd(newUsd) + ")";
+        }
+        if ((long) s.launchedLastMinute() + count + newHosts > limits.maxLaunchesPerMinute()) {
+            return "launch rate " + limits.maxLaunchesPerMinute() + "/min of pool " + pool + " would be exceeded ("
+                    + (s.launchedLastMinute() + count) + " in the last minute + " + newHosts + ")";
+        }
+        return null;
+    }
+
+    /** One launch per type, capacity and placement group, with the jobs it is for. */
+    private void emit(String pool, List<PlannedJob> served) {
+        Map<String, List<Integer>> hostsByKey = new TreeMap<>();
+        Map<String, List<PendingJob>> jobsByKey = new TreeMap<>();
+        for (PlannedJob pj : served) {
+            String last = null;
+            for (int h : pj.hosts()) {
+                String key = key(planned.get(h));
+                if (!key.equals(last)) {
+                    List<PendingJob> js = jobsByKey.computeIfAbsent(key, k -> new ArrayList<>());
+                    if (js.isEmpty() || js.get(js.size() - 1) != pj.job()) {
+                        js.add(pj.job());
+                    }
+                }
+                last = key;
+            }
+        }
+        BitSet counted = new BitSet();
+        for (PlannedJob pj : served) {
+            for (int h : pj.hosts()) {
+                if (!counted.get(h)) {
+                    counted.set(h);
+                    hostsByKey.computeIfAbsent(key(planned.get(h)), k -> new ArrayList<>()).add(h);
+                }
+            }
+        }
+        for (var e : hostsByKey.entrySet()) {
+            List<PendingJob> js = jobsByKey.get(e.getKey());
+            js.sort(Comparator.comparing(PendingJob::jobId));
+            add(pool, planned.get(e.getValue().get(0)), e.getValue().size(), js, null);
+        }
+    }
+
+    /** Hosts up to the pool's minimum: its cheapest type on demand, as many as the limits allow. */
+    private void topUp(String pool, PoolLimits limits, PoolSupply s, int count, double usd, Catalog catalog,
+            TypeFit fit) {
+        int missing = limits.minHosts() - s.staying() - count;
+        if (missing <= 0) {
+            return;
+        }
+        BitSet types = fit.poolTypes(pool, limits);
+        InstanceType cheapest = null;
+        for (int t = types.nextSetBit(0); t >= 0; t = types.nextSetBit(t + 1)) {
+            InstanceType type = catalog.get(t);
+            if (cheapest == null || type.onDemandUsdPerHour() < cheapest.onDemandUsdPerHour()) {
+                cheapest = type;
+            }
+        }
+        String below = "pool " + pool + " has " + (s.staying() + count) + " host(s), below its minimum of "
+                + limits.minHosts();
+        if (cheapest == null) {
+            holds.add(new Decision(Decision.Kind.HOLD, pool, List.of(), "hold " + below + ": no catalog type allowed"));
+            return;
+        }
+        double price = cheapest.onDemandUsdPerHour();
+        int n = missing;
+        String why = null;
+        while (n > 0 && (why = refusal(pool, limits, s, count, usd, n, n * price)) != null) {
+            n--;
+        }
+        if (n > 0) {
+            PlannedHost h = new PlannedHost(-1, pool, cheapest, Capacity.ON_DEMAND, null, price);
+            add(pool, h, n, List.of(), below);
+        }
+        if (n < missing) {
+            String reason = refusal(pool, limits, s, count + n, usd + n * price, 1, price);
+            holds.add(new Decision(Decision.Kind.HOLD, pool, List.of(),
+                    "hold " + below + ": " + (reason != null ? reason : why)));
+        }
+    }
+
+    private void add(String pool, PlannedHost h, int n, List<PendingJob> jobs, String forMinimum) {
+        boolean spot = h.capacity() == Capacity.SPOT;
+        double usd = n * h.usd();
+        List<String> ids = jobs.stream().map(PendingJob::jobId).toList();
+        launches.add(new Launch(pool, h.type().name(), n, h.capacity(), spot, h.placementGroup(), h.type().zones(), ids,
+                usd));
+        StringBuilder sb = new StringBuilder("launch ").append(n).append(" x ").append(h.type().name()).append(' ')
+                .append(h.capacity());
+        if (forMinimum != null) {
+            sb.append(": ").append(forMinimum);
+        } else {
+            sb.append(" for ").append(jobs.size()).append(" job(s): ").append(Text.jobs(jobs, SHOWN));
+        }
+        sb.append("; ").append(Text.usd(usd)).append(" USD/h");
+        if (h.placementGroup() != null) {
+            sb.append(", placement group ").append(h.placementGroup());
+        }
+        if (spot) {
+            sb.append(", on-demand fallback");
+        }
+        launchDecisions.add(new Decision(Decision.Kind.LAUNCH, pool, ids, sb.toString()));
+    }
+
+    private static String key(PlannedHost h) {
+        return h.type().name() + '\u0000' + h.capacity() + '\u0000' + (h.placementGroup() == null ? "" : h.placementGroup());
+    }
+}
