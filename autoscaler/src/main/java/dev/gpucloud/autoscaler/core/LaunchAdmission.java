@@ -12,8 +12,9 @@ import java.util.TreeMap;
 /**
  * Lets planned launches through a pool's limits, oldest pending job first: a job's hosts are launched all or none,
  * and a job held back by the host limit, the budget (the hourly price of the pool's hosts plus the new ones) or the
- * launch rate (hosts launched in the last minute plus the new ones) does not stop a later job that fits. Then tops
- * the pool up to its minimum with its cheapest type on demand, within the same limits.
+ * launch rate (hosts launched in the last minute plus the new ones) does not stop a later job that fits. Spot counts
+ * at its spot price; its fallback to on demand is offered only while the budget holds the on-demand price. Then
+ * tops the pool up to its minimum with its cheapest type on demand, within the same limits.
  */
 final class LaunchAdmission {
 
@@ -62,8 +63,9 @@ final class LaunchAdmission {
             usd += newUsd;
             served.add(pj);
         }
-        emit(pool, served);
-        topUp(pool, limits, supply, count, usd, catalog, fit);
+        double slack = limits.maxUsdPerHour() - supply.usdPerHour() - usd;
+        double reserved = emit(pool, served, slack);
+        topUp(pool, limits, supply, count, usd + reserved, catalog, fit);
     }
 
     /** Why these new hosts may not launch, or null. */
@@ -87,8 +89,11 @@ final class LaunchAdmission {
         return null;
     }
 
-    /** One launch per type, capacity and placement group, with the jobs it is for. */
-    private void emit(String pool, List<PlannedJob> served) {
+    /**
+     * One launch per type, capacity and placement group, with the jobs it is for. A spot launch may fall back to on
+     * demand only while the budget holds the difference; answers the difference so reserved.
+     */
+    private double emit(String pool, List<PlannedJob> served, double slack) {
         Map<String, List<Integer>> hostsByKey = new TreeMap<>();
         Map<String, List<PendingJob>> jobsByKey = new TreeMap<>();
         for (PlannedJob pj : served) {
@@ -113,11 +118,23 @@ final class LaunchAdmission {
                 }
             }
         }
+        double reserved = 0;
         for (var e : hostsByKey.entrySet()) {
             List<PendingJob> js = jobsByKey.get(e.getKey());
             js.sort(Comparator.comparing(PendingJob::jobId));
-            add(pool, planned.get(e.getValue().get(0)), e.getValue().size(), js, null);
+            PlannedHost h = planned.get(e.getValue().get(0));
+            int n = e.getValue().size();
+            boolean fallback = false;
+            if (h.capacity() == Capacity.SPOT) {
+                double extra = n * (h.type().onDemandUsdPerHour() - h.usd());
+                fallback = extra <= slack - reserved + CENT;
+                if (fallback) {
+                    reserved += extra;
+                }
+            }
+            add(pool, h, n, js, null, fallback);
         }
+        return reserved;
     }
 
     /** Hosts up to the pool's minimum: its cheapest type on demand, as many as the limits allow. */
@@ -149,7 +166,7 @@ final class LaunchAdmission {
         }
         if (n > 0) {
             PlannedHost h = new PlannedHost(-1, pool, cheapest, Capacity.ON_DEMAND, null, price);
-            add(pool, h, n, List.of(), below);
+            add(pool, h, n, List.of(), below, false);
         }
         if (n < missing) {
             String reason = refusal(pool, limits, s, count + n, usd + n * price, 1, price);
@@ -158,12 +175,12 @@ final class LaunchAdmission {
         }
     }
 
-    private void add(String pool, PlannedHost h, int n, List<PendingJob> jobs, String forMinimum) {
+    private void add(String pool, PlannedHost h, int n, List<PendingJob> jobs, String forMinimum, boolean fallback) {
         boolean spot = h.capacity() == Capacity.SPOT;
-        double usd = n * h.usd();
+        double usd = Math.round(n * h.usd() * 10_000) / 10_000.0;
         List<String> ids = jobs.stream().map(PendingJob::jobId).toList();
-        launches.add(new Launch(pool, h.type().name(), n, h.capacity(), spot, h.placementGroup(), h.type().zones(), ids,
-                usd));
+        launches.add(new Launch(pool, h.type().name(), n, h.capacity(), fallback, h.placementGroup(), h.type().zones(),
+                ids, usd));
         StringBuilder sb = new StringBuilder("launch ").append(n).append(" x ").append(h.type().name()).append(' ')
                 .append(h.capacity());
         if (forMinimum != null) {
@@ -175,8 +192,10 @@ final class LaunchAdmission {
         if (h.placementGroup() != null) {
             sb.append(", placement group ").append(h.placementGroup());
         }
-        if (spot) {
+        if (fallback) {
             sb.append(", on-demand fallback");
+        } else if (spot) {
+            sb.append(", no on-demand fallback: the budget does not hold it");
         }
         launchDecisions.add(new Decision(Decision.Kind.LAUNCH, pool, ids, sb.toString()));
     }
