@@ -100,7 +100,10 @@ public final class Autoscaler {
         decisions.addAll(admission.launchDecisions);
         List<Decision> tail = new ArrayList<>(admission.holds);
         tail.addAll(planner.unplaceable);
-        tail.sort(Comparator.comparing(Decision::kind).thenComparing(Decision::subject));
+        tail.sort((a, b) -> {
+            int c = a.kind().compareTo(b.kind());
+            return c != 0 ? c : a.subject().compareTo(b.subject());
+        });
         decisions.addAll(tail);
         return new Plan(admission.launches, releases, decisions);
     }
@@ -112,7 +115,7 @@ public final class Autoscaler {
 
     private static Decision waiting(String pool, List<PendingJob> jobs) {
         List<PendingJob> sorted = new ArrayList<>(jobs);
-        sorted.sort(Comparator.comparing(PendingJob::jobId));
+        sorted.sort((a, b) -> a.jobId().compareTo(b.jobId()));
         List<String> ids = sorted.stream().map(PendingJob::jobId).toList();
         return new Decision(Decision.Kind.WAIT, pool, ids, "wait: " + jobs.size() + " job(s) of pool " + pool
                 + " fit on free or launching GPUs, nothing to launch for them: " + Text.jobs(sorted, 5));

@@ -4,7 +4,7 @@ import dev.gpucloud.autoscaler.core.LaunchPlanner.PlannedHost;
 import dev.gpucloud.autoscaler.core.LaunchPlanner.PlannedJob;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -36,8 +36,10 @@ final class LaunchAdmission {
     }
 
     void admit(String pool, PoolLimits limits, PoolSupply supply, List<PlannedJob> jobs, Catalog catalog, TypeFit fit) {
-        jobs.sort(Comparator.comparingLong((PlannedJob j) -> j.job().pendingSince())
-                .thenComparing(j -> j.job().jobId()));
+        jobs.sort((a, b) -> {
+            int c = Long.compare(a.job().pendingSince(), b.job().pendingSince());
+            return c != 0 ? c : a.job().jobId().compareTo(b.job().jobId());
+        });
         int count = 0;
         double usd = 0;
         List<PlannedJob> served = new ArrayList<>();
@@ -94,36 +96,31 @@ final class LaunchAdmission {
      * demand only while the budget holds the difference; answers the difference so reserved.
      */
     private double emit(String pool, List<PlannedJob> served, double slack) {
-        Map<String, List<Integer>> hostsByKey = new TreeMap<>();
-        Map<String, List<PendingJob>> jobsByKey = new TreeMap<>();
-        for (PlannedJob pj : served) {
-            String last = null;
-            for (int h : pj.hosts()) {
-                String key = key(planned.get(h));
-                if (!key.equals(last)) {
-                    List<PendingJob> js = jobsByKey.computeIfAbsent(key, k -> new ArrayList<>());
-                    if (js.isEmpty() || js.get(js.size() - 1) != pj.job()) {
-                        js.add(pj.job());
-                    }
-                }
-                last = key;
-            }
-        }
+        Map<Integer, int[]> countByBatch = new TreeMap<>();
+        Map<Integer, List<PendingJob>> jobsByBatch = new HashMap<>();
+        Map<Integer, Integer> firstHost = new HashMap<>();
         BitSet counted = new BitSet();
         for (PlannedJob pj : served) {
+            int lastBatch = -1;
             for (int h : pj.hosts()) {
+                int batch = planned.get(h).batch();
                 if (!counted.get(h)) {
                     counted.set(h);
-                    hostsByKey.computeIfAbsent(key(planned.get(h)), k -> new ArrayList<>()).add(h);
+                    countByBatch.computeIfAbsent(batch, b -> new int[1])[0]++;
+                    firstHost.putIfAbsent(batch, h);
+                }
+                if (batch != lastBatch) {
+                    jobsByBatch.computeIfAbsent(batch, b -> new ArrayList<>()).add(pj.job());
+                    lastBatch = batch;
                 }
             }
         }
         double reserved = 0;
-        for (var e : hostsByKey.entrySet()) {
-            List<PendingJob> js = jobsByKey.get(e.getKey());
-            js.sort(Comparator.comparing(PendingJob::jobId));
-            PlannedHost h = planned.get(e.getValue().get(0));
-            int n = e.getValue().size();
+        for (var e : countByBatch.entrySet()) {
+            List<PendingJob> js = jobsByBatch.get(e.getKey());
+            js.sort((a, b) -> a.jobId().compareTo(b.jobId()));
+            PlannedHost h = planned.get(firstHost.get(e.getKey()));
+            int n = e.getValue()[0];
             boolean fallback = false;
             if (h.capacity() == Capacity.SPOT) {
                 double extra = n * (h.type().onDemandUsdPerHour() - h.usd());
@@ -165,7 +162,7 @@ final class LaunchAdmission {
             n--;
         }
         if (n > 0) {
-            PlannedHost h = new PlannedHost(-1, pool, cheapest, Capacity.ON_DEMAND, null, price);
+            PlannedHost h = new PlannedHost(-1, -1, pool, cheapest, Capacity.ON_DEMAND, null, price);
             add(pool, h, n, List.of(), below, false);
         }
         if (n < missing) {
@@ -198,9 +195,5 @@ final class LaunchAdmission {
             sb.append(", no on-demand fallback: the budget does not hold it");
         }
         launchDecisions.add(new Decision(Decision.Kind.LAUNCH, pool, ids, sb.toString()));
-    }
-
-    private static String key(PlannedHost h) {
-        return h.type().name() + '\u0000' + h.capacity() + '\u0000' + (h.placementGroup() == null ? "" : h.placementGroup());
     }
 }

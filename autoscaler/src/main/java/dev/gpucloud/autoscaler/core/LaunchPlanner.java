@@ -19,7 +19,8 @@ import java.util.TreeMap;
 final class LaunchPlanner {
 
     /** A host the plan would launch. */
-    record PlannedHost(int id, String pool, InstanceType type, Capacity capacity, String placementGroup, double usd) {}
+    record PlannedHost(int id, int batch, String pool, InstanceType type, Capacity capacity, String placementGroup,
+            double usd) {}
 
     /** A job and the planned hosts its workers would run on: it is served only if all of them are launched. */
     record PlannedJob(PendingJob job, int[] hosts) {}
@@ -33,6 +34,8 @@ final class LaunchPlanner {
     final List<PlannedHost> hosts = new ArrayList<>();
     final List<PlannedJob> jobs = new ArrayList<>();
     final List<Decision> unplaceable = new ArrayList<>();
+    /** Hosts of one batch are launched together: one type, capacity and placement group. */
+    private int batches;
 
     LaunchPlanner(Catalog catalog, TypeFit fit) {
         this.catalog = catalog;
@@ -138,8 +141,14 @@ final class LaunchPlanner {
 
     /** Packs jobs onto new hosts of one type: largest worker first, each on the fullest open host that holds it. */
     private void pack(String pool, InstanceType type, Capacity capacity, List<PendingJob> group) {
-        group.sort(Comparator.comparingInt(PendingJob::gpusPerWorker).reversed()
-                .thenComparingLong(PendingJob::pendingSince).thenComparing(PendingJob::jobId));
+        group.sort((a, b) -> {
+            int c = Integer.compare(b.gpusPerWorker(), a.gpusPerWorker());
+            if (c == 0) {
+                c = Long.compare(a.pendingSince(), b.pendingSince());
+            }
+            return c != 0 ? c : a.jobId().compareTo(b.jobId());
+        });
+        int batch = batches++;
         int gpus = type.gpus();
         IntStack[] byFree = new IntStack[gpus + 1];
         for (int f = 0; f <= gpus; f++) {
@@ -158,7 +167,7 @@ final class LaunchPlanner {
                 int h;
                 if (f > gpus) {
                     h = hosts.size();
-                    hosts.add(new PlannedHost(h, pool, type, capacity, null, usd));
+                    hosts.add(new PlannedHost(h, batch, pool, type, capacity, null, usd));
                     f = gpus;
                 } else {
                     h = byFree[f].pop();
@@ -195,9 +204,11 @@ final class LaunchPlanner {
         InstanceType type = catalog.get(best);
         String group = Autoscaler.placementGroupOf(job);
         int[] on = new int[bestHosts];
+        int batch = batches++;
         for (int i = 0; i < bestHosts; i++) {
             on[i] = hosts.size();
-            hosts.add(new PlannedHost(on[i], job.pool(), type, f.capacity(), group, type.usdPerHour(f.capacity())));
+            hosts.add(new PlannedHost(on[i], batch, job.pool(), type, f.capacity(), group,
+                    type.usdPerHour(f.capacity())));
         }
         jobs.add(new PlannedJob(job, on));
     }

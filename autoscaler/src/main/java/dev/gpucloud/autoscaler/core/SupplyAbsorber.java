@@ -1,8 +1,10 @@
 package dev.gpucloud.autoscaler.core;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -119,46 +121,65 @@ final class SupplyAbsorber {
         return fit.hostFits(job, models, catalog.indexOf(supply.types[host].name()), supply.hosts[host].capacity());
     }
 
+    /** A job with what absorbing it needs, computed once per shape. */
+    private record Entry(PendingJob job, int flexibility, List<SlotClass> feasible) {}
+
+    /** What decides which hosts a job may take: ten thousand jobs come in few shapes. */
+    private record Shape(String pool, List<String> models, int gpusPerWorker, boolean acceptsSpot,
+            double ceilingPerGpu) {}
+
     private void absorbOthers(List<PendingJob> jobs, List<PendingJob> rest) {
         if (jobs.isEmpty()) {
             return;
         }
         Map<String, List<SlotClass>> classes = slotClasses();
-        // Largest worker first; among equals the least flexible first (fewer types, on demand only), so that a job
-        // that runs anywhere does not take the host that was launched for one that runs on one type only.
-        jobs.sort(Comparator.comparingInt(PendingJob::gpusPerWorker).reversed()
-                .thenComparingInt(this::flexibility)
-                .thenComparingLong(PendingJob::pendingSince).thenComparing(PendingJob::jobId));
-        List<SlotClass> feasible = new ArrayList<>();
-        for (PendingJob job : jobs) {
-            List<SlotClass> pool = classes.get(job.pool());
-            feasible.clear();
-            if (pool != null) {
+        Map<Shape, Entry> shapes = new HashMap<>();
+        Entry[] entries = new Entry[jobs.size()];
+        for (int k = 0; k < entries.length; k++) {
+            PendingJob job = jobs.get(k);
+            Shape shape = new Shape(job.pool(), job.gpuModels(), job.gpusPerWorker(), job.acceptsSpotHost(),
+                    job.hasPriceCeiling() ? job.maxUsdPerHour() / job.totalGpus() : 0);
+            Entry e = shapes.get(shape);
+            if (e == null) {
                 BitSet models = fit.models(job.gpuModels());
-                for (SlotClass c : pool) {
+                List<SlotClass> feasible = new ArrayList<>();
+                for (SlotClass c : classes.getOrDefault(job.pool(), List.of())) {
                     if (fit.hostFits(job, models, c.typeIndex, c.capacity)) {
                         feasible.add(c);
                     }
                 }
+                e = new Entry(null, models.cardinality() * (job.acceptsSpotHost() ? 2 : 1), feasible);
+                shapes.put(shape, e);
             }
+            entries[k] = new Entry(job, e.flexibility(), e.feasible());
+        }
+        // Largest worker first; among equals the least flexible first (fewer types, on demand only), so that a job
+        // that runs anywhere does not take the host that was launched for one that runs on one type only.
+        Arrays.sort(entries, (a, b) -> {
+            int c = Integer.compare(b.job().gpusPerWorker(), a.job().gpusPerWorker());
+            if (c == 0) {
+                c = Integer.compare(a.flexibility(), b.flexibility());
+            }
+            if (c == 0) {
+                c = Long.compare(a.job().pendingSince(), b.job().pendingSince());
+            }
+            return c != 0 ? c : a.job().jobId().compareTo(b.job().jobId());
+        });
+        for (Entry e : entries) {
+            PendingJob job = e.job();
             int placed = 0;
-            while (placed < job.workers() && placeWorker(feasible, job.gpusPerWorker())) {
+            while (placed < job.workers() && placeWorker(e.feasible(), job.gpusPerWorker())) {
                 placed++;
             }
             if (placed == job.workers()) {
                 absorbed.computeIfAbsent(job.pool(), p -> new ArrayList<>()).add(job);
-            }
-            if (placed < job.workers()) {
+            } else {
                 // the workers that found no free GPUs are launched for; the others wait where they fit
                 rest.add(placed == 0 ? job : new PendingJob(job.jobId(), job.pool(), job.workers() - placed,
                         job.gpusPerWorker(), job.gpuModels(), false, job.capacity(), job.checkpointable(),
                         job.maxUsdPerHour(), job.pendingSince()));
             }
         }
-    }
-
-    private int flexibility(PendingJob job) {
-        return fit.models(job.gpuModels()).cardinality() * (job.acceptsSpotHost() ? 2 : 1);
     }
 
     /** One worker on the fullest host that still holds it, in the first class that has one. */

@@ -57,7 +57,8 @@ final class TypeFit {
         if (!jobModels.get(typeIndex)) {
             return false;
         }
-        return !job.hasPriceCeiling() || share(job, t, capacity) <= job.maxUsdPerHour();
+        // per GPU, so that jobs of one shape and one ceiling per GPU get one answer whatever their size
+        return !job.hasPriceCeiling() || perGpu(t, capacity) <= job.maxUsdPerHour() / job.totalGpus();
     }
 
     /** The types the job may be launched on in its pool. */
@@ -164,11 +165,15 @@ final class TypeFit {
 
     /** The job's share of a host's price: the host's price per GPU times the job's GPUs. */
     static double share(PendingJob job, InstanceType t, Capacity capacity) {
+        return perGpu(t, capacity) * job.totalGpus();
+    }
+
+    private static double perGpu(InstanceType t, Capacity capacity) {
         double p = t.usdPerHour(capacity);
         if (Double.isNaN(p)) {
             p = t.onDemandUsdPerHour();
         }
-        return p / t.gpus() * job.totalGpus();
+        return p / t.gpus();
     }
 
     private static Fit none(String why) {
