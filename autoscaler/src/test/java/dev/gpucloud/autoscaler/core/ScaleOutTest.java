@@ -143,6 +143,20 @@ class ScaleOutTest {
     }
 
     @Test
+    void a_gangs_launching_hosts_are_kept_for_the_gang_and_not_taken_by_other_jobs() {
+        List<Host> group = List.of(Host.launching("n1", "train", "p4d.24xlarge", Capacity.SPOT, NOW - MIN, "pg-g1"),
+                Host.launching("n2", "train", "p4d.24xlarge", Capacity.SPOT, NOW - MIN, "pg-g1"));
+        Plan plan = decide(List.of(job("a1", 1, 8, "A100", true), gang("g1", 2, 8, "A100")), group, unlimited());
+
+        assertThat(plan.launches()).singleElement().satisfies(l -> {
+            assertThat(l.jobIds()).containsExactly("a1");
+            assertThat(l.placementGroup()).isNull();
+        });
+        assertThat(plan.decisions(Decision.Kind.WAIT)).singleElement().extracting(Decision::jobIds)
+                .isEqualTo(List.of("g1"));
+    }
+
+    @Test
     void a_gang_waits_for_its_own_placement_group_and_not_for_loose_rdma_hosts() {
         Plan plan = decide(List.of(gang("g1", 2, 8, "A100")),
                 List.of(running("h1", "p4d.24xlarge", Capacity.SPOT, 8, 0),
