@@ -12,7 +12,7 @@ import java.util.TreeMap;
 /**
  * Lays pending jobs on the GPUs supply already has or has asked for, so that the autoscaler launches only for the
  * rest: hosts that are LAUNCHING are on their way, and launching again for their jobs would launch without end.
- * Fabric gangs go first, each into one placement group whose hosts can hold all its workers (its own group first);
+ * Fabric gangs go first, each into one placement group whose hosts can hold all its workers (their own groups first);
  * then the other jobs, largest worker first, each worker on one host; the workers of a job that find no room are
  * left to launch for. This estimates what the scheduler will place; it does not place.
  */
@@ -75,14 +75,22 @@ final class SupplyAbsorber {
         }
         gangs.sort(Comparator.comparingInt(PendingJob::totalGpus).reversed()
                 .thenComparingLong(PendingJob::pendingSince).thenComparing(PendingJob::jobId));
+        // each gang into its own placement group first, so that a new gang does not take the hosts on their way
+        // to another; then the gangs still waiting into what is left of any group
+        List<PendingJob> unplaced = new ArrayList<>();
         for (PendingJob job : gangs) {
-            Map<String, List<Integer>> pool = groups.getOrDefault(job.pool(), Map.of());
+            List<Integer> own = groups.getOrDefault(job.pool(), Map.of()).get(Autoscaler.placementGroupOf(job));
+            if (own != null && tryGang(job, fit.models(job.gpuModels()), own)) {
+                absorbed.computeIfAbsent(job.pool(), p -> new ArrayList<>()).add(job);
+            } else {
+                unplaced.add(job);
+            }
+        }
+        for (PendingJob job : unplaced) {
             BitSet models = fit.models(job.gpuModels());
-            List<Integer> own = pool.get(Autoscaler.placementGroupOf(job));
-            boolean placed = own != null && tryGang(job, models, own);
-            for (var it = pool.entrySet().iterator(); !placed && it.hasNext(); ) {
-                var e = it.next();
-                placed = e.getValue() != own && tryGang(job, models, e.getValue());
+            boolean placed = false;
+            for (var it = groups.getOrDefault(job.pool(), Map.of()).values().iterator(); !placed && it.hasNext(); ) {
+                placed = tryGang(job, models, it.next());
             }
             if (placed) {
                 absorbed.computeIfAbsent(job.pool(), p -> new ArrayList<>()).add(job);

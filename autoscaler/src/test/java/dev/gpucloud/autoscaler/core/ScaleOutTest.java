@@ -157,6 +157,21 @@ class ScaleOutTest {
     }
 
     @Test
+    void a_new_gang_does_not_take_the_placement_group_on_its_way_to_another() {
+        List<Host> group = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            group.add(Host.launching("n" + i, "train", "p4d.24xlarge", Capacity.SPOT, NOW - MIN, "pg-g1"));
+        }
+        PendingJob older = Fixtures.since(gang("g0", 4, 8, "A100"), NOW - 30 * MIN);
+        Plan plan = decide(List.of(older, gang("g1", 4, 8, "A100")), group, unlimited());
+
+        assertThat(plan.launches()).singleElement().satisfies(l -> {
+            assertThat(l.jobIds()).containsExactly("g0");
+            assertThat(l.placementGroup()).isEqualTo("pg-g0");
+        });
+    }
+
+    @Test
     void a_gang_waits_for_its_own_placement_group_and_not_for_loose_rdma_hosts() {
         Plan plan = decide(List.of(gang("g1", 2, 8, "A100")),
                 List.of(running("h1", "p4d.24xlarge", Capacity.SPOT, 8, 0),
