@@ -154,6 +154,35 @@ class Ec2ProviderTest {
     }
 
     @Test
+    void a_gang_refused_on_spot_falls_back_whole_to_on_demand_in_one_zone() {
+        ec2.fleet().capacity(A, "spot", 1).capacity(B, "spot", 1);
+
+        LaunchOutcome outcome = provider.launch(mkRequest("gang-1", 2, Capacity.SPOT, true, "pg-gang-1", A, B));
+
+        assertThat(outcome.launched()).hasSize(2).allSatisfy(i -> {
+            assertThat(i.capacity()).isEqualTo(Capacity.ON_DEMAND);
+            assertThat(i.placementGroup()).isEqualTo("pg-gang-1");
+        });
+        assertThat(outcome.launched()).extracting(ProviderInstance::zone).containsOnly(A);
+        assertThat(ec2.calls("CreateFleet").get(1).params()).contains(
+                Map.entry("OnDemandOptions.SingleAvailabilityZone", "true"),
+                Map.entry("OnDemandOptions.MinTargetCapacity", "2"));
+        assertThat(ec2.fleet().instances()).extracting(i -> i.lifecycle).containsOnly("on-demand");
+    }
+
+    @Test
+    void an_on_demand_fallback_that_fails_keeps_the_spot_hosts_and_says_why_the_rest_did_not_come() {
+        ec2.fleet().capacity(A, "spot", 1);
+        ec2.failAction("CreateFleet", 1, 10, 503, "Unavailable", "The server is overloaded and can't handle the request.");
+
+        LaunchOutcome outcome = provider.launch(mkRequest("req-1", 3, Capacity.SPOT, true, null, A));
+
+        assertThat(outcome.launched()).extracting(ProviderInstance::capacity).containsExactly(Capacity.SPOT);
+        assertThat(outcome.errors()).extracting(LaunchError::code, LaunchError::capacity).containsExactly(
+                tuple("InsufficientInstanceCapacity", Capacity.SPOT), tuple("Unavailable", Capacity.ON_DEMAND));
+    }
+
+    @Test
     void spot_refused_without_fallback_is_an_error_with_code_and_zone() {
         ec2.fleet().capacity(A, "spot", 0);
 
@@ -302,6 +331,7 @@ class Ec2ProviderTest {
         List<String> ours = ids(provider.launch(mkSpot("req-1", 5, A, B)));
         mkProvider("someone-else").launch(mkSpot("req-2", 2, A));
         provider.release(List.of(ours.get(0)));
+        ec2.throttleNext(1);
 
         List<ProviderInstance> listed = provider.instances();
 
@@ -313,7 +343,9 @@ class Ec2ProviderTest {
             assertThat(i.zone()).isIn(A, B);
         });
         List<Call> pages = ec2.calls("DescribeInstances");
-        assertThat(pages).hasSize(2);
+        assertThat(pages).hasSize(3); // the first throttled, retried, then the second page
+        assertThat(pages.get(0).params()).isEqualTo(pages.get(1).params());
+        pages = pages.subList(1, 3);
         assertThat(pages.get(0).params()).doesNotContainKey("NextToken")
                 .contains(Map.entry("Filter.1.Name", "tag:gpucloud:fleet"), Map.entry("Filter.1.Value.1", "gpu-east"));
         assertThat(pages.get(1).params()).containsKey("NextToken");

@@ -53,7 +53,20 @@ final class Ec2StandIn implements AutoCloseable {
     private final HttpServer server;
     private final Ec2StandInFleet fleet = new Ec2StandInFleet();
     private final List<Call> calls = new ArrayList<>();
-    private final Deque<Ec2Error> scriptedFailures = new ArrayDeque<>();
+    private final Deque<ScriptedFailure> scriptedFailures = new ArrayDeque<>();
+
+    /** A refusal waiting for a call: of any action (null) or of one, after letting {@code skip} such calls through. */
+    private static final class ScriptedFailure {
+        final String action;
+        int skip;
+        final Ec2Error error;
+
+        ScriptedFailure(String action, int skip, Ec2Error error) {
+            this.action = action;
+            this.skip = skip;
+            this.error = error;
+        }
+    }
 
     private Ec2StandIn(HttpServer server) {
         this.server = server;
@@ -88,7 +101,15 @@ final class Ec2StandIn implements AutoCloseable {
     /** The next {@code n} calls fail with this status and code. */
     synchronized Ec2StandIn failNext(int n, int status, String code, String message) {
         for (int i = 0; i < n; i++) {
-            scriptedFailures.add(new Ec2Error(status, code, message));
+            scriptedFailures.add(new ScriptedFailure(null, 0, new Ec2Error(status, code, message)));
+        }
+        return this;
+    }
+
+    /** The calls of {@code action} after the next {@code skip} of them fail, {@code n} times, with this status and code. */
+    synchronized Ec2StandIn failAction(String action, int skip, int n, int status, String code, String message) {
+        for (int i = 0; i < n; i++) {
+            scriptedFailures.add(new ScriptedFailure(action, skip, new Ec2Error(status, code, message)));
         }
         return this;
     }
@@ -139,7 +160,7 @@ final class Ec2StandIn implements AutoCloseable {
         if (!API_VERSION.equals(params.get("Version"))) {
             throw new Ec2Error(400, "InvalidParameterValue", "Unsupported API version: " + params.get("Version"));
         }
-        Ec2Error failure = scriptedFailures.poll();
+        Ec2Error failure = nextFailure(action);
         if (failure != null) {
             throw failure;
         }
@@ -152,6 +173,18 @@ final class Ec2StandIn implements AutoCloseable {
         };
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<" + action + "Response xmlns=\"" + NAMESPACE + "\">"
                 + "<requestId>" + requestId + "</requestId>" + result + "</" + action + "Response>";
+    }
+
+    private Ec2Error nextFailure(String action) {
+        var first = scriptedFailures.peek();
+        if (first == null || (first.action != null && !first.action.equals(action))) {
+            return null;
+        }
+        if (first.skip > 0) {
+            scriptedFailures.stream().filter(f -> action.equals(f.action)).forEach(f -> f.skip--);
+            return null;
+        }
+        return scriptedFailures.poll().error;
     }
 
     private static String errorDocument(Ec2Error e, String requestId) {

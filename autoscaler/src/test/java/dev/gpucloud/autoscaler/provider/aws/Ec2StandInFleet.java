@@ -60,6 +60,7 @@ final class Ec2StandInFleet {
     private final Map<String, StandInInstance> instances = new LinkedHashMap<>();
     private final Set<String> placementGroups = new HashSet<>();
     private final Map<String, String> fleetsByClientToken = new HashMap<>();
+    private final Map<String, Map<String, String>> paramsByClientToken = new HashMap<>();
     private int pageSize = 1000;
     private long nextId = 0x1000;
 
@@ -94,6 +95,10 @@ final class Ec2StandInFleet {
         }
         String token = p.get("ClientToken");
         if (token != null && fleetsByClientToken.containsKey(token)) {
+            if (!paramsByClientToken.get(token).equals(p)) {
+                throw new Ec2Error(400, "IdempotentParameterMismatch",
+                        "The client token '" + token + "' was used before with other parameters");
+            }
             return fleetsByClientToken.get(token);
         }
         String lifecycle = switch (require(p, "TargetCapacitySpecification.DefaultTargetCapacityType")) {
@@ -174,6 +179,7 @@ final class Ec2StandInFleet {
                 + "<fleetInstanceSet>" + launched + "</fleetInstanceSet>";
         if (token != null) {
             fleetsByClientToken.put(token, answer);
+            paramsByClientToken.put(token, Map.copyOf(p));
         }
         return answer;
     }

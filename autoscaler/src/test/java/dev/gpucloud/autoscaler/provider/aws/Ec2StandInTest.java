@@ -16,6 +16,7 @@ import software.amazon.awssdk.core.retry.RetryMode;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.ec2.Ec2Client;
+import software.amazon.awssdk.services.ec2.model.CreateFleetRequest;
 import software.amazon.awssdk.services.ec2.model.Ec2Exception;
 
 /**
@@ -96,9 +97,19 @@ class Ec2StandInTest {
                 .isEqualTo("InvalidPlacementGroup.Unknown");
         assertThat(code(() -> client.terminateInstances(r -> r.instanceIds("i-0123456789abcdef0"))))
                 .isEqualTo("InvalidInstanceID.NotFound");
+        client.createFleet(r -> instantFleet(r, 1).clientToken("token-1"));
+        assertThat(code(() -> client.createFleet(r -> instantFleet(r, 2).clientToken("token-1"))))
+                .isEqualTo("IdempotentParameterMismatch");
         client.createPlacementGroup(r -> r.groupName("pg").strategy("cluster"));
         assertThat(code(() -> client.createPlacementGroup(r -> r.groupName("pg").strategy("cluster"))))
                 .isEqualTo("InvalidPlacementGroup.Duplicate");
+    }
+
+    private static CreateFleetRequest.Builder instantFleet(CreateFleetRequest.Builder r, int count) {
+        return r.type("instant")
+                .targetCapacitySpecification(t -> t.totalTargetCapacity(count).defaultTargetCapacityType("on-demand"))
+                .launchTemplateConfigs(c -> c.launchTemplateSpecification(s -> s.launchTemplateId("lt-1"))
+                        .overrides(o -> o.subnetId("subnet-a").instanceType("p5.48xlarge")));
     }
 
     private static String code(Runnable call) {
