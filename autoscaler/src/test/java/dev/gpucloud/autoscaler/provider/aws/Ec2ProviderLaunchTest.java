@@ -6,52 +6,17 @@ import static org.assertj.core.api.Assertions.tuple;
 import dev.gpucloud.autoscaler.core.Capacity;
 import dev.gpucloud.autoscaler.provider.LaunchOutcome;
 import dev.gpucloud.autoscaler.provider.LaunchOutcome.LaunchError;
-import dev.gpucloud.autoscaler.provider.LaunchRequest;
 import dev.gpucloud.autoscaler.provider.ProviderInstance;
 import dev.gpucloud.autoscaler.provider.aws.Ec2ProviderConfig.LaunchTemplate;
 import dev.gpucloud.autoscaler.provider.aws.Ec2StandIn.Call;
-import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.ec2.Ec2Client;
-
 /**
- * The EC2 provider through the real AWS SDK over real HTTP, against the stand-in: what comes back of a launch in
- * each capacity situation, and what went over the wire for it.
+ * Launches through the real AWS SDK over real HTTP, against the stand-in: what comes back in each capacity
+ * situation, and what went over the wire for it.
  */
-class Ec2ProviderTest {
-
-    static final String A = "us-east-1a";
-    static final String B = "us-east-1b";
-    static final String C = "us-east-1c";
-
-    Ec2StandIn ec2;
-    Ec2Client client;
-    Ec2Provider provider;
-
-    @BeforeEach
-    void start() {
-        ec2 = Ec2StandIn.start();
-        ec2.fleet().subnet("subnet-a", A).subnet("subnet-b", B).subnet("subnet-c", C);
-        client = mkClient();
-        provider = mkProvider("gpu-east");
-    }
-
-    @AfterEach
-    void stop() {
-        client.close();
-        ec2.close();
-    }
+class Ec2ProviderLaunchTest extends Ec2StandInCase {
 
     @Test
     void a_spot_launch_of_n_is_fulfilled_by_one_instant_capacity_optimized_fleet() {
@@ -291,82 +256,6 @@ class Ec2ProviderTest {
     }
 
     @Test
-    void release_terminates_and_a_second_release_of_the_same_ids_is_fine() {
-        List<String> ids = ids(provider.launch(mkSpot("req-1", 3, A)));
-
-        provider.release(ids);
-        assertThat(provider.instances()).isEmpty();
-        assertThat(ec2.fleet().instances()).extracting(i -> i.state).containsOnly("terminated");
-
-        provider.release(ids);
-        assertThat(ec2.calls("TerminateInstances")).hasSize(2);
-    }
-
-    @Test
-    void release_passes_over_ids_ec2_does_not_know() {
-        List<String> ids = ids(provider.launch(mkSpot("req-1", 2, A)));
-
-        provider.release(List.of(ids.get(0), "i-0000000000deadbee", ids.get(1), "i-0000000000badf00d"));
-
-        assertThat(provider.instances()).isEmpty();
-        List<Call> terminations = ec2.calls("TerminateInstances");
-        assertThat(terminations).hasSize(2);
-        assertThat(Ec2StandInFleet.values(terminations.get(1).params(), "InstanceId")).containsExactlyElementsOf(ids);
-    }
-
-    @Test
-    void release_sends_at_most_a_thousand_ids_a_call() {
-        List<String> ids = ids(provider.launch(mkSpot("req-1", 2500, A)));
-
-        provider.release(ids);
-
-        assertThat(ec2.calls("TerminateInstances")).extracting(c -> Ec2StandInFleet.values(c.params(), "InstanceId").size())
-                .containsExactly(1000, 1000, 500);
-        assertThat(provider.instances()).isEmpty();
-    }
-
-    @Test
-    void instances_pages_through_the_fleet_and_leaves_out_the_terminated_and_other_fleets() {
-        ec2.fleet().pageSize(2);
-        List<String> ours = ids(provider.launch(mkSpot("req-1", 5, A, B)));
-        mkProvider("someone-else").launch(mkSpot("req-2", 2, A));
-        provider.release(List.of(ours.get(0)));
-        ec2.throttleNext(1);
-
-        List<ProviderInstance> listed = provider.instances();
-
-        assertThat(listed).extracting(ProviderInstance::instanceId).containsExactlyInAnyOrderElementsOf(ours.subList(1, 5));
-        assertThat(listed).allSatisfy(i -> {
-            assertThat(i.state()).isEqualTo(ProviderInstance.State.RUNNING);
-            assertThat(i.pool()).isEqualTo("train");
-            assertThat(i.capacity()).isEqualTo(Capacity.SPOT);
-            assertThat(i.zone()).isIn(A, B);
-        });
-        List<Call> pages = ec2.calls("DescribeInstances");
-        assertThat(pages).hasSize(3); // the first throttled, retried, then the second page
-        assertThat(pages.get(0).params()).isEqualTo(pages.get(1).params());
-        pages = pages.subList(1, 3);
-        assertThat(pages.get(0).params()).doesNotContainKey("NextToken")
-                .contains(Map.entry("Filter.1.Name", "tag:gpucloud:fleet"), Map.entry("Filter.1.Value.1", "gpu-east"));
-        assertThat(pages.get(1).params()).containsKey("NextToken");
-    }
-
-    @Test
-    void a_leaked_instance_shows_in_instances_so_the_reconciler_can_terminate_it() {
-        provider.launch(mkSpot("req-lost", 2, A)); // the caller crashed before it recorded the outcome
-        Set<String> known = Set.of();
-
-        List<String> unknown = provider.instances().stream()
-                .map(ProviderInstance::instanceId)
-                .filter(id -> !known.contains(id))
-                .toList();
-        assertThat(unknown).hasSize(2);
-        provider.release(unknown);
-
-        assertThat(provider.instances()).isEmpty();
-    }
-
-    @Test
     void a_request_id_too_long_for_a_client_token_becomes_a_stable_uuid() {
         String longId = "r".repeat(80);
 
@@ -376,51 +265,4 @@ class Ec2ProviderTest {
                 .isNotEqualTo(InstantFleetRequests.clientToken(longId, "on-demand"));
     }
 
-    // --- builders ---
-
-    Ec2Client mkClient() {
-        return Ec2Client.builder()
-                .endpointOverride(ec2.endpoint())
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .httpClient(UrlConnectionHttpClient.create())
-                .overrideConfiguration(Ec2Clients.overrides(
-                        Ec2Clients.DEFAULT_MAX_ATTEMPTS, Duration.ofMillis(10), Duration.ofMillis(50)))
-                .build();
-    }
-
-    Ec2Provider mkProvider(String fleetName) {
-        Map<String, String> subnets = new LinkedHashMap<>();
-        subnets.put(A, "subnet-a");
-        subnets.put(B, "subnet-b");
-        subnets.put(C, "subnet-c");
-        return new Ec2Provider(client, Ec2ProviderConfig.of(fleetName, LaunchTemplate.byId("lt-0abc").atVersion("3"), subnets));
-    }
-
-    static LaunchRequest mkSpot(String requestId, int count, String... zones) {
-        return mkRequest(requestId, count, Capacity.SPOT, false, null, zones);
-    }
-
-    static LaunchRequest mkRequest(
-            String requestId, int count, Capacity capacity, boolean fallback, String placementGroup, String... zones) {
-        return new LaunchRequest(requestId, "train", "p5.48xlarge", count, capacity, fallback, List.of(zones),
-                placementGroup, Map.of("team", "vision"));
-    }
-
-    Call single(String action) {
-        List<Call> calls = ec2.calls(action);
-        assertThat(calls).hasSize(1);
-        return calls.get(0);
-    }
-
-    static Map<String, String> instanceTags(Call call) {
-        var spec = Ec2StandInFleet.members(call.params(), "TagSpecification").get(0);
-        assertThat(spec).containsEntry("ResourceType", "instance");
-        return Ec2StandInFleet.members(spec, "Tag").stream()
-                .collect(Collectors.toMap(t -> t.get("Key"), t -> t.get("Value")));
-    }
-
-    static List<String> ids(LaunchOutcome outcome) {
-        return outcome.launched().stream().map(ProviderInstance::instanceId).toList();
-    }
 }
