@@ -5,6 +5,8 @@
 #   benchmarks/scheduler-restart.sh                          10,000 running jobs; kill -9, then SIGTERM
 #   BENCH_ALLOCATIONS=2000 benchmarks/scheduler-restart.sh   a smaller fleet
 #   ROUNDS=KILL benchmarks/scheduler-restart.sh              only the kill -9 round
+#   BENCH_QUEUED=10000 benchmarks/scheduler-restart.sh       and 10,000 jobs queued behind them (no host has
+#                                                            their GPU model), which every pass goes over
 #
 # It starts, on private ports and under benchmarks/target/restart-run/:
 #   - a private Kafka broker (deploy/local/kafka.sh with KAFKA_PORT/KAFKA_CONTROLLER_PORT);
@@ -24,8 +26,8 @@
 #
 # Settings (environment): BENCH_ALLOCATIONS (10000), BENCH_FREE_HOSTS (2), BENCH_HOSTS (enough for
 # both), BENCH_HOSTS_PER_AGENT (1000), BENCH_RUN_SECONDS (3600, longer than the whole run),
-# BENCH_SETTLE (90), ROUNDS ("KILL TERM"), BENCH_CHANNELS (4), BENCH_INFLIGHT (64),
-# BENCH_SCHEDULER_PORT (18381), BENCH_AGENT_PORT (18384, the next agents on the following ports),
+# BENCH_SETTLE (90), BENCH_QUEUED (0), ROUNDS ("KILL TERM"), BENCH_CHANNELS (4), BENCH_INFLIGHT (64),
+# BENCH_SCHEDULER_PORT (18381), BENCH_ISSUER_PORT (18187), BENCH_AGENT_PORT (18384, the next agents on the following ports),
 # BENCH_KAFKA_PORT (18392), BENCH_KAFKA_CONTROLLER_PORT (18393), BENCH_SCHEDULER_HEAP (1g),
 # BENCH_SCHEDULER_OPTS (more JVM options), BENCH_BUILD (1: build the jars that are missing),
 # BENCH_SCHEDULER_APP (the scheduler's quarkus-app folder; default scheduler-service/target/quarkus-app).
@@ -115,13 +117,25 @@ AGENT_JAR="$RUN/agent-app/quarkus-run.jar"
 
 GPUCLOUD_RUN_DIR="$RUN" bash "$ROOT/deploy/local/kafka.sh" start
 
+# Authentication is on, as shipped: a development issuer of the benchmark's own (its key in the run folder),
+# found by the scheduler through discovery; the driver sends one token for the benchmark's tenants.
+ISSUER_PORT="${BENCH_ISSUER_PORT:-18187}"
+port_open "$ISSUER_PORT" && die "port $ISSUER_PORT is taken; set BENCH_ISSUER_PORT"
+nohup java -Xmx48m -XX:TieredStopAtLevel=1 -cp "$BENCH_JAR" dev.gpucloud.identity.DevIssuer serve "$ISSUER_PORT" \
+  "$RUN/issuer.jwk" >"$RUN/logs/issuer.log" 2>&1 &
+PIDS+=($!)
+until curl -fsS "http://localhost:$ISSUER_PORT/.well-known/openid-configuration" >/dev/null 2>&1; do sleep 0.5; done
+GPUCLOUD_TOKEN="$(java -cp "$BENCH_JAR" dev.gpucloud.identity.DevIssuer mint "$RUN/issuer.jwk" \
+  "http://localhost:$ISSUER_PORT" bench "$TENANT,$TENANT-queue,probe-$ID" member,operator 24)"
+export GPUCLOUD_TOKEN
+
 STARTS=0
 START_MS=
 start_scheduler() {
   STARTS=$((STARTS + 1))
   SCHEDULER_LOG="$RUN/logs/scheduler-$STARTS.log"
   START_MS="$(now_ms)"
-  QUARKUS_HTTP_PORT="$SCHEDULER_PORT" KAFKA_BOOTSTRAP_SERVERS="$BOOTSTRAP" \
+  QUARKUS_HTTP_PORT="$SCHEDULER_PORT" KAFKA_BOOTSTRAP_SERVERS="$BOOTSTRAP" GPUCLOUD_OIDC_URL="http://localhost:$ISSUER_PORT" \
   QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PGHOST:$PGPORT/$DB?search_path=$SCHEMA" \
   QUARKUS_DATASOURCE_JDBC_URL="$JDBC" \
   QUARKUS_FLYWAY_SCHEMAS="$SCHEMA" QUARKUS_FLYWAY_DEFAULT_SCHEMA="$SCHEMA" \
@@ -176,7 +190,8 @@ running() { sql "select count(*) from $SCHEMA.allocations a join $SCHEMA.jobs j 
 say ""
 say "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before the fill"
 drive fill --tenant "$TENANT" --count "$ALLOCATIONS" --run-seconds "${BENCH_RUN_SECONDS:-3600}" \
-  --channels "${BENCH_CHANNELS:-4}" --inflight "${BENCH_INFLIGHT:-64}" --node-prefix "b$ID-" --wait-hosts "$HOSTS"
+  --channels "${BENCH_CHANNELS:-4}" --inflight "${BENCH_INFLIGHT:-64}" --node-prefix "b$ID-" --wait-hosts "$HOSTS" \
+  --queued "${BENCH_QUEUED:-0}"
 say "load average after the fill: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 labels=()

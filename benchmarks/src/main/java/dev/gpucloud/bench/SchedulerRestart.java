@@ -9,6 +9,7 @@ import dev.gpucloud.contracts.grpc.v1.JobState;
 import dev.gpucloud.contracts.grpc.v1.ListNodesRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobRequest;
 import dev.gpucloud.contracts.grpc.v1.SubmitJobResponse;
+import dev.gpucloud.identity.BearerToken;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
@@ -73,7 +74,7 @@ public final class SchedulerRestart {
 
     private SchedulerRestart(Map<String, String> options) {
         this.o = options;
-        this.channel = ManagedChannelBuilder.forTarget(opt("target")).usePlaintext().build();
+        this.channel = channel(opt("target"));
     }
 
     public static void main(String[] args) throws Exception {
@@ -82,6 +83,7 @@ public final class SchedulerRestart {
             System.err.println("""
                     usage: SchedulerRestart fill --target H:P --tenant T --count N --jdbc URL [--db-user U --db-password P]
                              [--run-seconds 1800] [--channels 4] [--inflight 64] [--node-prefix P --wait-hosts N]
+                             [--queued N (jobs that stay queued: no host has their GPU model)]
                              [--fill-timeout 1800]
                            SchedulerRestart probe --target H:P --bootstrap H:P --tenant T --probe-tenant T2 --jdbc URL
                              --kill-ms MS --exited-ms MS --start-ms MS --ready-url URL --log FILE --label L
@@ -116,10 +118,31 @@ public final class SchedulerRestart {
         waitForHosts(opt("node-prefix", ""), integer("wait-hosts", 0));
         JobSpec spec = JobSpec.newBuilder().setName("restart-bench").setWorkers(1).setGpusPerWorker(1)
                 .addCommand("sleep").addCommand(opt("run-seconds", "1800")).build();
+        long t0 = System.nanoTime();
+        long accepted = submitAll(count, spec, opt("tenant"), opt("tenant") + "-");
+        waitRunning(accepted, t0);
+        int queued = integer("queued", 0);
+        if (queued > 0) {
+            // a queue that stays: every pass, and the first pass after each restart, goes over all of it
+            JobSpec waiting = JobSpec.newBuilder().setName("restart-bench-queued").setWorkers(1).setGpusPerWorker(1)
+                    .addGpuModels(QUEUED_MODEL).addCommand("sleep").addCommand("1").build();
+            // of a tenant of their own, so that the aftermath (one tenant's running jobs) does not count them
+            submitAll(queued, waiting, opt("tenant") + "-queue", opt("tenant") + "-queued-");
+        }
+    }
+
+    /** A GPU model no simulated host has: the queued jobs' reason is that, and it does not change. */
+    static final String QUEUED_MODEL = "B200-NOT-IN-THIS-FLEET";
+
+    /**
+     * Submits {@code count} copies of {@code spec} for {@code tenant} (request ids {@code prefix + n}); answers how many
+     * were accepted.
+     */
+    private long submitAll(int count, JobSpec spec, String tenant, String prefix) throws Exception {
         int inflight = integer("inflight", 64);
         List<ManagedChannel> channels = new ArrayList<>();
         for (int i = 0; i < integer("channels", 4); i++) {
-            channels.add(ManagedChannelBuilder.forTarget(opt("target")).usePlaintext().build());
+            channels.add(channel(opt("target")));
         }
         ScheduledExecutorService retryTimer = Executors.newSingleThreadScheduledExecutor();
         Semaphore window = new Semaphore(inflight);
@@ -127,13 +150,13 @@ public final class SchedulerRestart {
         AtomicLong failed = new AtomicLong();
         AtomicLong retried = new AtomicLong();
         long t0 = System.nanoTime();
-        System.out.printf(Locale.ROOT, "fill: submitting %d 1-GPU jobs of 'sleep %s' as tenant %s, %d in flight%n",
-                count, opt("run-seconds", "1800"), opt("tenant"), inflight);
+        System.out.printf(Locale.ROOT, "fill: submitting %d 1-GPU jobs of '%s' as tenant %s, %d in flight%n",
+                count, String.join(" ", spec.getCommandList()), tenant, inflight);
         try {
             for (int n = 0; n < count; n++) {
                 window.acquire();
-                SubmitJobRequest request = SubmitJobRequest.newBuilder().setTenant(opt("tenant"))
-                        .setClientRequestId(opt("tenant") + "-" + n).setSpec(spec).build();
+                SubmitJobRequest request = SubmitJobRequest.newBuilder().setTenant(tenant)
+                        .setClientRequestId(prefix + n).setSpec(spec).build();
                 new Object() {
                     void send(int attempt) {
                         JobServiceGrpc.newStub(channels.get(attempt % channels.size()))
@@ -172,7 +195,17 @@ public final class SchedulerRestart {
         double secs = (System.nanoTime() - t0) / 1e9;
         System.out.printf(Locale.ROOT, "fill: %d accepted in %.1f s (%.0f jobs/s), %d retried submissions, %d given up%n",
                 accepted.get(), secs, accepted.get() / secs, retried.get(), failed.get());
-        waitRunning(accepted.get(), t0);
+        return accepted.get();
+    }
+
+    /** A channel to the scheduler, with the token the script hands over (GPUCLOUD_TOKEN): authentication is on. */
+    private static ManagedChannel channel(String target) {
+        ManagedChannelBuilder<?> builder = ManagedChannelBuilder.forTarget(target).usePlaintext();
+        String token = System.getenv("GPUCLOUD_TOKEN");
+        if (token != null && !token.isBlank()) {
+            builder.intercept(new BearerToken(token).interceptor());
+        }
+        return builder.build();
     }
 
     private void waitForHosts(String prefix, int want) throws InterruptedException {
