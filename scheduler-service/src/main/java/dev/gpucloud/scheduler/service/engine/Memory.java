@@ -53,6 +53,9 @@ final class Memory {
     AllocationReconciler reconciler;
     /** The pending reason each queued job was last given, so an unchanged one is not written again. */
     final Map<String, String> lastReason = new HashMap<>();
+
+    /** When a pass last stored every changed reason ({@code SchedulingTurn.REASONS_REFRESH_MILLIS}). */
+    long reasonsWrittenAt;
     /** Why a requeued job went back to the queue, kept in its pending reason until it is placed again. */
     final Map<String, String> requeueNotes = new HashMap<>();
 

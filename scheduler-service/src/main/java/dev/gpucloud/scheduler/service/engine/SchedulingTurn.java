@@ -40,6 +40,12 @@ import org.jboss.logging.Logger;
  */
 final class SchedulingTurn {
 
+    /** How often a queued job's changed reason is stored, at most, once it has one from a pass. */
+    static final long REASONS_REFRESH_MILLIS = 2_000;
+
+    /** How a pass's reasons begin ({@link JobCommands#pendingReason}); a submission's do not. */
+    private static final String PASS_REASON = JobCommands.pendingReason("", null).strip();
+
     private static final Logger LOG = Logger.getLogger(SchedulerEngine.class);
 
     private final Transactions txs;
@@ -237,12 +243,20 @@ final class SchedulingTurn {
                                 p.preemptor().jobId()));
                     }
                 }
+                // A reason names the fleet ("127 hosts: ..."), so every host that joins changes the reason of every
+                // job it does not fit: a job's first reason from a pass is written at once, a change to it at most
+                // every REASONS_REFRESH_MILLIS (a pass runs at least every reschedule interval, which writes it).
+                boolean refresh = now - memory.reasonsWrittenAt >= REASONS_REFRESH_MILLIS;
                 Map<String, String> reasons = new LinkedHashMap<>();
                 for (var e : result.waiting().entrySet()) {
                     String reason = JobCommands.pendingReason(e.getValue(), memory.requeueNotes.get(e.getKey()));
-                    if (!reason.equals(memory.lastReason.get(e.getKey()))) {
+                    String last = memory.lastReason.get(e.getKey());
+                    if (!reason.equals(last) && (refresh || last == null || !last.startsWith(PASS_REASON))) {
                         reasons.put(e.getKey(), reason);
                     }
+                }
+                if (refresh) {
+                    memory.reasonsWrittenAt = now;
                 }
                 changes.reasons.putAll(reasons);
                 return chain.call(() -> PendingReasons.write(w.session(), reasons, Instant.ofEpochMilli(now)));
