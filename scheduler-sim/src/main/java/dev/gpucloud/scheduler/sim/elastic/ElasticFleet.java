@@ -50,6 +50,8 @@ final class ElasticFleet implements Fleet {
     private int launches;
     private int releases;
     private int interruptions;
+    private int drains;
+    private int refusals;
     private double costUsd;
     private double paidGpuMillis;
 
@@ -112,6 +114,7 @@ final class ElasticFleet implements Fleet {
             if (r.action() == Release.Action.DRAIN) {
                 h.draining = true;
                 drained.add(h);
+                drains++;
             } else {
                 hosts.remove(h.id);
                 gone.add(h.id);
@@ -124,6 +127,9 @@ final class ElasticFleet implements Fleet {
             LaunchOutcome o = provider.launch(new LaunchRequest("scan-" + scans + "-" + n++, l.pool(),
                     l.instanceType(), l.count(), l.capacity(), l.onDemandFallback(), l.zones(), l.placementGroup(),
                     Map.of()));
+            if (l.capacity() == Capacity.SPOT) {
+                refusals += l.count() - (int) o.launched().stream().filter(i -> i.capacity() == Capacity.SPOT).count();
+            }
             for (ProviderInstance pi : o.launched()) {
                 var type = catalog.require(pi.instanceType());
                 hosts.put(pi.instanceId(), new SimHost(pi.instanceId(), type.name(), type.gpus(), pi.capacity(),
@@ -226,5 +232,15 @@ final class ElasticFleet implements Fleet {
     @Override
     public int interruptions() {
         return interruptions;
+    }
+
+    @Override
+    public int drains() {
+        return drains;
+    }
+
+    @Override
+    public int spotShortfall() {
+        return refusals;
     }
 }

@@ -45,4 +45,14 @@ interface Fleet {
     int releases();
 
     int interruptions();
+
+    /** Hosts the autoscaler drained (their jobs checkpointed and moved). */
+    default int drains() {
+        return 0;
+    }
+
+    /** Spot hosts asked for that the provider could not sell as spot: bought on demand instead, or refused. */
+    default int spotShortfall() {
+        return 0;
+    }
 }

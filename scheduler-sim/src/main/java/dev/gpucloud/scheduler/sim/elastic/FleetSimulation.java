@@ -161,7 +161,8 @@ public final class FleetSimulation {
         double idle = Math.max(0, paid - allocatedGpuMillis / 3_600_000.0);
         return new FleetResult(window, fleet.name(), jobs.length, fleet.costUsd(), avg, p99,
                 (lastFinish - start) / 1000.0, paid, idle, fleet.launches(), fleet.releases(), fleet.interruptions(),
-                requeues, lostGpuMillis / 3_600_000.0, System.currentTimeMillis() - wall);
+                requeues, lostGpuMillis / 3_600_000.0, fleet.drains(), fleet.spotShortfall(),
+                System.currentTimeMillis() - wall);
     }
 
     private void place() {

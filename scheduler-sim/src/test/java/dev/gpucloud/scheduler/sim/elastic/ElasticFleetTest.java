@@ -112,6 +112,21 @@ class ElasticFleetTest {
     }
 
     @Test
+    void a_zone_out_of_spot_capacity_is_made_up_on_demand_and_the_jobs_still_run() {
+        List<TraceJob> jobs = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            jobs.add(TraceJob.of("j" + i, 0, HOUR, 8, "a"));
+        }
+        ElasticSettings s = new ElasticSettings(Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofMinutes(10),
+                0.70, Duration.ofMinutes(30), Duration.ofSeconds(30), 0, 42, 0, 8, Duration.ofMinutes(10));
+        FleetResult r = FleetSimulation.elastic("t", jobs, s, null);
+        // three zones of 8 spot GPUs: three 8-GPU spot hosts, the other three on demand
+        assertThat(r.spotShortfall()).isEqualTo(3);
+        assertThat(r.launches()).isEqualTo(6);
+        assertThat(r.avgJctSeconds()).isLessThan(3600 + 300);
+    }
+
+    @Test
     void a_gang_of_sixteen_gpus_runs_on_two_hosts_of_one_placement_group() {
         FleetJob j = new FleetJob(TraceJob.of("g", 0, HOUR, 16, "a"), true);
         assertThat(j.workers).isEqualTo(2);
