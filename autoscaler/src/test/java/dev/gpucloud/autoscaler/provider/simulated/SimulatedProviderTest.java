@@ -163,6 +163,16 @@ class SimulatedProviderTest {
     }
 
     @Test
+    void the_wall_clock_drives_it_as_well() {
+        SimulatedProvider p = new SimulatedProvider(Catalog.aws(), System::currentTimeMillis,
+                quiet().withBootDelay(Duration.ZERO));
+        p.launch(mkLaunch("r1", "p3.2xlarge", 1, Capacity.ON_DEMAND, false, List.of()));
+        assertThat(p.instances()).extracting(ProviderInstance::state).containsExactly(State.RUNNING);
+        assertThat(p.instances().get(0).launchedAt().toEpochMilli()).isCloseTo(System.currentTimeMillis(),
+                org.assertj.core.data.Offset.offset(60_000L));
+    }
+
+    @Test
     void a_clock_that_goes_back_is_refused() {
         now = 10;
         SimulatedProvider p = provider(quiet());

@@ -1,6 +1,7 @@
 package dev.gpucloud.scheduler.sim.elastic;
 
 import dev.gpucloud.autoscaler.core.Capacity;
+import dev.gpucloud.autoscaler.core.Catalog;
 import dev.gpucloud.scheduler.sim.trace.TraceJob;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -67,7 +68,7 @@ public final class FleetSimulation {
     public static FleetResult elastic(String window, List<TraceJob> trace, ElasticSettings settings,
             TimeSeries seriesOut) {
         long start = trace.stream().mapToLong(TraceJob::submitMillis).min().orElse(0);
-        ElasticFleet f = new ElasticFleet(dev.gpucloud.autoscaler.core.Catalog.aws(), settings, start);
+        ElasticFleet f = new ElasticFleet(Catalog.aws(), settings, start);
         return new FleetSimulation(trace, f, settings).run(window, seriesOut);
     }
 
@@ -75,7 +76,7 @@ public final class FleetSimulation {
     public static FleetResult fixed(String window, String name, List<TraceJob> trace, int hosts,
             ElasticSettings settings, TimeSeries seriesOut) {
         long start = trace.stream().mapToLong(TraceJob::submitMillis).min().orElse(0);
-        StaticFleet f = new StaticFleet(name, dev.gpucloud.autoscaler.core.Catalog.aws().require("p3.16xlarge"),
+        StaticFleet f = new StaticFleet(name, Catalog.aws().require("p3.16xlarge"),
                 hosts, start);
         return new FleetSimulation(trace, f, settings).run(window, seriesOut);
     }
