@@ -88,7 +88,8 @@ public final class SimulateMain {
         CommandSpec spec = CommandSpec.create().name("gpucloud simulate");
         spec.usageMessage().customSynopsis("Usage: gpucloud simulate --trace TRACE [options]").description("Replays a GPU-cluster trace through the simulator and writes per-run CSV"
                 + " files, a summary CSV, SVG charts and a summary table. Exit status 0, 1 when a file cannot be used"
-                + " or a run fails, 2 on bad usage.").width(110);
+                + " or a run fails, 2 on bad usage. 'gpucloud simulate elastic --help': the elastic fleet against static"
+                + " fleets.").width(110);
         for (String[] o : OPTIONS) {
             // picocli formats descriptions: a literal % must be %%
             OptionSpec.Builder b = OptionSpec.builder("--" + o[0]).description(o[2].replace("%", "%%"));
@@ -118,6 +119,10 @@ public final class SimulateMain {
 
     /** Runs the command; returns the exit status. */
     int run(String[] args) {
+        if (args.length > 0 && args[0].equals("elastic")) {
+            return new dev.gpucloud.scheduler.sim.elastic.ElasticMain(out, err)
+                    .run(java.util.Arrays.copyOfRange(args, 1, args.length));
+        }
         command = "./gpucloud simulate " + String.join(" ", args);
         try {
             parse(args);

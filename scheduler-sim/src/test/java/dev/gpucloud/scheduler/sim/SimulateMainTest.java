@@ -32,6 +32,12 @@ class SimulateMainTest {
     }
 
     @Test
+    void simulate_elastic_hands_over_to_the_elastic_command() {
+        assertThat(run("elastic", "--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("gpucloud simulate elastic");
+    }
+
+    @Test
     void a_muri_trace_runs_and_writes_csv_files_charts_and_a_summary_table() throws Exception {
         int rc = run("--trace", fixture("muri-small.csv").toString(), "--policy", "srtf,production", "--out",
                 dir.toString(), "--no-progress");
