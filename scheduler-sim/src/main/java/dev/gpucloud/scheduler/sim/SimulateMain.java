@@ -35,7 +35,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
@@ -85,19 +84,11 @@ public final class SimulateMain {
 
     /** The command line as picocli parses it and prints its help. */
     static CommandLine commandLine() {
-        CommandSpec spec = CommandSpec.create().name("gpucloud simulate");
-        spec.usageMessage().customSynopsis("Usage: gpucloud simulate --trace TRACE [options]").description("Replays a GPU-cluster trace through the simulator and writes per-run CSV"
-                + " files, a summary CSV, SVG charts and a summary table. Exit status 0, 1 when a file cannot be used"
-                + " or a run fails, 2 on bad usage. 'gpucloud simulate elastic --help': the elastic fleet against static"
-                + " fleets.").width(110);
-        for (String[] o : OPTIONS) {
-            // picocli formats descriptions: a literal % must be %%
-            OptionSpec.Builder b = OptionSpec.builder("--" + o[0]).description(o[2].replace("%", "%%"));
-            spec.addOption(o[1] == null ? b.arity("0").type(boolean.class).build()
-                    : b.paramLabel(o[1]).arity("1").type(String.class).build());
-        }
-        spec.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).description("this help").build());
-        return new CommandLine(spec);
+        return OptionsTable.commandLine("gpucloud simulate", "Usage: gpucloud simulate --trace TRACE [options]",
+                "Replays a GPU-cluster trace through the simulator and writes per-run CSV files, a summary CSV, SVG"
+                        + " charts and a summary table. Exit status 0, 1 when a file cannot be used or a run fails, 2 on"
+                        + " bad usage. 'gpucloud simulate elastic --help': the elastic fleet against static fleets.",
+                OPTIONS);
     }
 
     /** The seed of the GPU-sharing variants (--gpu-share): one fixed list per share, whatever --seeds says. */

@@ -1,5 +1,6 @@
 package dev.gpucloud.scheduler.sim.elastic;
 
+import dev.gpucloud.scheduler.sim.OptionsTable;
 import dev.gpucloud.scheduler.sim.charts.SvgChart;
 import dev.gpucloud.scheduler.sim.trace.ErrorMode;
 import dev.gpucloud.scheduler.sim.trace.Loaded;
@@ -19,7 +20,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
@@ -52,19 +52,12 @@ public final class ElasticMain {
     };
 
     static CommandLine commandLine() {
-        CommandSpec spec = CommandSpec.create().name("gpucloud simulate elastic");
-        spec.usageMessage().customSynopsis("Usage: gpucloud simulate elastic --trace FILE [options]")
-                .description("Runs a job list on the elastic fleet (the autoscaler's core and the simulated"
-                        + " provider) and on static on-demand fleets sized for the peak and the mean of demand; prints"
-                        + " cost, JCT and idle GPU-hours, writes CSV files and an SVG chart. Durations: 90s, 10m, 2h"
-                        + " or plain seconds.").width(110);
-        for (String[] o : OPTIONS) {
-            OptionSpec.Builder b = OptionSpec.builder("--" + o[0]).description(o[2].replace("%", "%%"));
-            spec.addOption(o[1] == null ? b.arity("0").type(boolean.class).build()
-                    : b.paramLabel(o[1]).arity("1").type(String.class).build());
-        }
-        spec.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).description("this help").build());
-        return new CommandLine(spec);
+        return OptionsTable.commandLine("gpucloud simulate elastic",
+                "Usage: gpucloud simulate elastic --trace FILE [options]",
+                "Runs a job list on the elastic fleet (the autoscaler's core and the simulated provider) and on static"
+                        + " on-demand fleets sized for the peak and the mean of demand; prints cost, JCT and idle"
+                        + " GPU-hours, writes CSV files and an SVG chart. Durations: 90s, 10m, 2h or plain seconds.",
+                OPTIONS);
     }
 
     private final PrintStream out;
