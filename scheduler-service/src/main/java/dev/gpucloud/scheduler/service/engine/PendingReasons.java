@@ -42,12 +42,40 @@ final class PendingReasons {
         return chain;
     }
 
+    /**
+     * {@code reason} as PostgreSQL can hold it: a NUL or a lone surrogate (from a host's or a job's text) would
+     * fail the statement, and with it the pass for every queued job; each becomes '?'. All else is kept.
+     */
+    static String storable(String reason) {
+        StringBuilder b = null;
+        for (int i = 0; i < reason.length(); i++) {
+            char c = reason.charAt(i);
+            boolean pair = Character.isHighSurrogate(c) && i + 1 < reason.length()
+                    && Character.isLowSurrogate(reason.charAt(i + 1));
+            if (pair) {
+                if (b != null) {
+                    b.append(c).append(reason.charAt(i + 1));
+                }
+                i++;
+                continue;
+            }
+            boolean bad = c == '\0' || Character.isSurrogate(c);
+            if (bad && b == null) {
+                b = new StringBuilder(reason.length()).append(reason, 0, i);
+            }
+            if (b != null) {
+                b.append(bad ? '?' : c);
+            }
+        }
+        return b == null ? reason : b.toString();
+    }
+
     /** The reasons as JSON arrays of {@code {"id", "reason"}} objects, at most {@code size} to an array. */
     static List<String> batches(Map<String, String> reasons, int size) {
         List<String> out = new ArrayList<>();
         ArrayNode batch = JSON.createArrayNode();
         for (Map.Entry<String, String> e : reasons.entrySet()) {
-            batch.addObject().put("id", e.getKey()).put("reason", e.getValue());
+            batch.addObject().put("id", e.getKey()).put("reason", storable(e.getValue()));
             if (batch.size() == size) {
                 out.add(batch.toString());
                 batch = JSON.createArrayNode();

@@ -42,6 +42,17 @@ class PendingReasonsBatchesTest {
     }
 
     @Test
+    void a_nul_or_a_lone_surrogate_becomes_a_question_mark_and_pairs_survive() throws Exception {
+        String hostile = "fabric f\u00001: room for 2 \uD800 of 6 \uD83D\uDE80";
+        List<String> batches = PendingReasons.batches(Map.of("job-x", hostile), PendingReasons.ROWS);
+
+        assertThat(batches).singleElement().satisfies(b ->
+                assertThat(new ObjectMapper().readTree(b).get(0).get("reason").asText())
+                        .isEqualTo("fabric f?1: room for 2 ? of 6 \uD83D\uDE80"));
+        assertThat(PendingReasons.storable("plain")).isSameAs("plain");
+    }
+
+    @Test
     void no_reasons_make_no_batch() {
         assertThat(PendingReasons.batches(Map.of(), 10)).isEmpty();
     }
